@@ -1,0 +1,174 @@
+"""DirectML's memory model: bind byte ranges, read and write tensors through their strides, refuse hazards.
+
+An operator never sees an array: it sees a range of bytes (``DML_BUFFER_BINDING``) and a buffer tensor
+description that says how to read it. :class:`TensorPlan` holds what a compiled operator needs per tensor
+and turns a binding into a NumPy view, after proving that every element lies inside the bound range; the view
+is built by NumPy's own bounds-checked constructor, never by unchecked pointer arithmetic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .enums import MINIMUM_BUFFER_TENSOR_ALIGNMENT
+from .errors import InvalidArgumentError
+from .tensor import UINT64_MAX, BufferTensorDesc, as_uint, numpy_dtype
+
+__all__ = ["BufferBinding", "TensorPlan", "check_hazards"]
+
+
+@dataclass(frozen=True, eq=False)
+class BufferBinding:
+    """``DML_BUFFER_BINDING``: ``size_in_bytes`` bytes of ``buffer`` from ``offset`` (default: the rest).
+
+    ``buffer`` is any C-contiguous object with the buffer protocol: a NumPy array of any dtype (read as bytes),
+    a ``bytearray``, a ``memoryview``; outputs need a writable one.
+    """
+
+    buffer: Any
+    offset: int = 0
+    size_in_bytes: int | None = None
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A tensor bound for one execution: the view the kernel uses and the byte region it was bound to."""
+
+    view: np.ndarray
+    region: tuple[int, int]  # absolute addresses [start, end) of the bound range
+    name: str
+
+
+class TensorPlan:
+    """What executing needs to know about one tensor field of a compiled operator."""
+
+    def __init__(self, operator_name: str, c_name: str, desc: BufferTensorDesc, is_output: bool):
+        self.where = f"{operator_name}: {c_name}"
+        self.c_name = c_name
+        self.desc = desc
+        self.is_output = is_output
+        self.dtype = numpy_dtype(desc.data_type)
+        self.shape = desc.sizes
+        self.byte_strides = tuple(s * self.dtype.itemsize for s in desc.effective_strides)
+        self.alignment = desc.guaranteed_base_offset_alignment or MINIMUM_BUFFER_TENSOR_ALIGNMENT
+
+    def allocate(self) -> Bound:
+        """A fresh array for an output the caller left unbound (packed descriptors only)."""
+        if not self.desc.is_packed:
+            raise InvalidArgumentError(
+                f"{self.where} has Strides {self.desc.strides}, so opendml cannot choose its memory: "
+                "bind the output buffer with a BufferBinding"
+            )
+        return self._bound_array(np.empty(self.shape, self.dtype))
+
+    def bind(self, value: Any) -> Bound:
+        if value is None and self.is_output:
+            return self.allocate()
+        if isinstance(value, BufferBinding):
+            return self._bind_buffer(value)
+        if isinstance(value, np.ndarray):
+            return self._bind_array(value)
+        raise InvalidArgumentError(
+            f"{self.where} must be bound to a numpy.ndarray or a BufferBinding, not {type(value).__name__}"
+        )
+
+    def _bind_array(self, array: np.ndarray) -> Bound:
+        """An array is bound by value: it must be exactly the tensor (dtype, shape; a packed descriptor)."""
+        if not self.desc.is_packed:
+            raise InvalidArgumentError(
+                f"{self.where} has Strides {self.desc.strides}: an array has no strides in DirectML's sense; "
+                "bind the buffer that holds the tensor with BufferBinding(buffer, offset)"
+            )
+        if array.dtype != self.dtype:
+            raise InvalidArgumentError(
+                f"{self.where} is {self.desc.data_type.name}, so it takes a {self.dtype.str} array, "
+                f"not {array.dtype.str} (opendml never casts)"
+            )
+        if array.shape != self.shape:
+            raise InvalidArgumentError(f"{self.where} has Sizes {self.shape}, but the array's shape is {array.shape}")
+        if self.is_output and not array.flags.writeable:
+            raise InvalidArgumentError(f"{self.where}: the output array is read-only")
+        return self._bound_array(array)
+
+    def _bound_array(self, array: np.ndarray) -> Bound:
+        start, end = np.lib.array_utils.byte_bounds(array)
+        return Bound(self._guard(array), (start, end), self.c_name)
+
+    def _bind_buffer(self, binding: BufferBinding) -> Bound:
+        try:
+            memory = memoryview(binding.buffer)
+        except TypeError:
+            raise InvalidArgumentError(
+                f"{self.where}: BufferBinding.buffer must support the buffer protocol (a NumPy array, bytearray, "
+                f"memoryview), not {type(binding.buffer).__name__}"
+            ) from None
+        if not memory.c_contiguous:
+            raise InvalidArgumentError(f"{self.where}: BufferBinding.buffer must be C-contiguous memory")
+        if self.is_output and memory.readonly:
+            raise InvalidArgumentError(f"{self.where}: an output must be bound to a writable buffer")
+        memory = memory.cast("B") if memory.ndim != 1 or memory.format != "B" else memory
+        offset = as_uint(binding.offset, f"{self.where}: BufferBinding.Offset", UINT64_MAX)
+        if offset > memory.nbytes:
+            raise InvalidArgumentError(f"{self.where}: BufferBinding.Offset {offset} lies beyond the {memory.nbytes}-byte buffer")
+        size = memory.nbytes - offset if binding.size_in_bytes is None else binding.size_in_bytes
+        size = as_uint(size, f"{self.where}: BufferBinding.SizeInBytes", UINT64_MAX)
+        if offset + size > memory.nbytes:
+            raise InvalidArgumentError(
+                f"{self.where}: the bound range [{offset}, {offset + size}) runs past the end of the "
+                f"{memory.nbytes}-byte buffer"
+            )
+        if offset % self.alignment:
+            rule = (
+                f"GuaranteedBaseOffsetAlignment ({self.alignment})"
+                if self.desc.guaranteed_base_offset_alignment
+                else f"DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT ({MINIMUM_BUFFER_TENSOR_ALIGNMENT})"
+            )
+            raise InvalidArgumentError(f"{self.where}: BufferBinding.Offset {offset} is not a multiple of {rule}")
+        if size < self.desc.total_tensor_size_in_bytes:
+            raise InvalidArgumentError(
+                f"{self.where}: the binding's SizeInBytes is too small: {size} was provided, but "
+                f"TotalTensorSizeInBytes is {self.desc.total_tensor_size_in_bytes}"
+            )
+        window = memory[offset : offset + size]
+        # NumPy's constructor re-checks that every strided element lies inside the window.
+        view = np.ndarray(self.shape, self.dtype, buffer=window, strides=self.byte_strides)
+        start = np.frombuffer(memory, np.uint8).ctypes.data + offset
+        return Bound(self._guard(view), (start, start + size), self.c_name)
+
+    def _guard(self, view: np.ndarray) -> np.ndarray:
+        if not self.is_output and view.flags.writeable:
+            view = view.view()
+            view.flags.writeable = False  # DirectML never writes an input; neither may a kernel
+        return view
+
+
+def check_hazards(operator_name: str, inputs: list[Bound], outputs: list[Bound], in_place: bool) -> None:
+    """DirectML's binding-hazard rules (BindInputs, DirectML 1.7+).
+
+    Inputs may overlap each other freely. An output may overlap an input only when the two bound ranges are
+    identical and the operator supports in-place execution; any other overlap with an output is invalid.
+    """
+
+    def overlaps(a: Bound, b: Bound) -> bool:
+        return a.region[0] < b.region[1] and b.region[0] < a.region[1]
+
+    for i, out in enumerate(outputs):
+        for other in outputs[i + 1 :]:
+            if overlaps(out, other):
+                raise InvalidArgumentError(f"{operator_name}: outputs {out.name} and {other.name} overlap in memory")
+        for source in inputs:
+            if not overlaps(out, source):
+                continue
+            if out.region != source.region:
+                raise InvalidArgumentError(
+                    f"{operator_name}: {out.name} partially overlaps {source.name}; an input and an output may "
+                    "share memory only when their bound ranges are identical"
+                )
+            if not in_place:
+                raise InvalidArgumentError(
+                    f"{operator_name}: {out.name} is bound to the same memory as {source.name}, but the operator "
+                    "does not support in-place execution"
+                )

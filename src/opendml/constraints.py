@@ -1,0 +1,150 @@
+"""The "Tensor constraints" of the DirectML operator pages, as reusable rules.
+
+Each rule names its fields by their C names, checks a descriptor (``check(desc) -> list of problems``) and
+states itself (``str(rule)``) for the docs. Rules never raise on a malformed descriptor: they report.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .enums import TensorDataType
+from .tensor import numpy_dtype
+
+__all__ = ["Same", "ValidAxes", "ReducedOutputSizes", "IndexFitsOutput"]
+
+
+def _get(desc, c_name: str):
+    return getattr(desc, desc.schema.field(c_name).name)
+
+
+_INTEGER_TYPES = {
+    TensorDataType.UINT8, TensorDataType.UINT16, TensorDataType.UINT32, TensorDataType.UINT64,
+    TensorDataType.INT8, TensorDataType.INT16, TensorDataType.INT32, TensorDataType.INT64,
+}
+
+_ATTRIBUTES = {
+    "DataType": lambda t: t.data_type.name,
+    "DimensionCount": lambda t: t.dimension_count,
+    "Sizes": lambda t: "{" + ", ".join(map(str, t.sizes)) + "}",
+}
+
+
+@dataclass(frozen=True)
+class Same:
+    """The tensors must agree on one property of DML_BUFFER_TENSOR_DESC (DataType, DimensionCount or Sizes)."""
+
+    attribute: str
+    tensors: tuple[str, ...]
+
+    def __init__(self, attribute: str, *tensors: str):
+        assert attribute in _ATTRIBUTES, attribute
+        object.__setattr__(self, "attribute", attribute)
+        object.__setattr__(self, "tensors", tensors)
+
+    def check(self, desc) -> list[str]:
+        value_of = _ATTRIBUTES[self.attribute]
+        first, *others = self.tensors
+        expected = value_of(_get(desc, first))
+        return [
+            f"{first} and {name} must have the same {self.attribute}, but {first} has {expected} "
+            f"and {name} has {value_of(_get(desc, name))}"
+            for name in others
+            if value_of(_get(desc, name)) != expected
+        ]
+
+    def __str__(self) -> str:
+        return f"{_join(self.tensors)} must have the same {self.attribute}"
+
+
+@dataclass(frozen=True)
+class ValidAxes:
+    """Axes must be non-empty, distinct and each in [0, tensor.DimensionCount - 1]."""
+
+    axes: str
+    tensor: str
+
+    def check(self, desc) -> list[str]:
+        axes, dims = _get(desc, self.axes), _get(desc, self.tensor).dimension_count
+        count = desc.schema.field(self.axes).count_c_name
+        if not axes:
+            return [f"{count} is 0; at least one axis must be given in {self.axes}"]
+        problems = [
+            f"{self.axes}[{i}] is {axis}, outside [0, {dims - 1}] ({self.tensor}.DimensionCount is {dims})"
+            for i, axis in enumerate(axes)
+            if axis >= dims
+        ]
+        duplicates = sorted({a for a in axes if axes.count(a) > 1})
+        if duplicates:
+            problems.append(f"{self.axes} lists axis {', '.join(map(str, duplicates))} more than once")
+        return problems
+
+    def __str__(self) -> str:
+        return f"{self.axes} must be non-empty, without repeats, each in [0, {self.tensor}.DimensionCount - 1]"
+
+
+@dataclass(frozen=True)
+class ReducedOutputSizes:
+    """The output keeps the input's rank; reduced dimensions have size 1, the others the input's size."""
+
+    input: str
+    output: str
+    axes: str
+
+    def check(self, desc) -> list[str]:
+        source, target, axes = _get(desc, self.input), _get(desc, self.output), set(_get(desc, self.axes))
+        if source.dimension_count != target.dimension_count:
+            return []  # reported by Same("DimensionCount", ...)
+        problems = []
+        for d, (size_in, size_out) in enumerate(zip(source.sizes, target.sizes)):
+            if d in axes and size_out != 1:
+                problems.append(
+                    f"expected {self.output}.Sizes[{d}] to be 1 since dimension {d} is reduced, "
+                    f"but {size_out} was provided"
+                )
+            elif d not in axes and size_out != size_in:
+                problems.append(
+                    f"expected {self.output}.Sizes[{d}] to be {self.input}.Sizes[{d}] ({size_in}) since dimension "
+                    f"{d} is not reduced, but {size_out} was provided"
+                )
+        return problems
+
+    def __str__(self) -> str:
+        return (
+            f"{self.output}.Sizes must equal {self.input}.Sizes except in the reduced dimensions ({self.axes}), "
+            "which must be 1"
+        )
+
+
+@dataclass(frozen=True)
+class IndexFitsOutput:
+    """Every index over the reduced dimensions must be representable in the output data type."""
+
+    input: str
+    output: str
+    axes: str
+
+    def check(self, desc) -> list[str]:
+        source, target = _get(desc, self.input), _get(desc, self.output)
+        axes = [a for a in _get(desc, self.axes) if a < source.dimension_count]
+        if target.data_type not in _INTEGER_TYPES:
+            return []  # a non-integer output type is reported by the support table
+        limit = int(np.iinfo(numpy_dtype(target.data_type)).max)
+        largest = math.prod(source.sizes[a] for a in axes) - 1
+        if largest > limit:
+            return [
+                f"the reduced dimensions hold {largest + 1} elements, so indices up to {largest} do not fit in "
+                f"{self.output}.DataType {target.data_type.name} (max {limit})"
+            ]
+        return []
+
+    def __str__(self) -> str:
+        return f"the largest index over the reduced dimensions must fit in {self.output}.DataType"
+
+
+def _join(names: tuple[str, ...]) -> str:
+    return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
+

@@ -1,0 +1,117 @@
+"""The DirectML object model: a device at a feature level creates operators and compiles them for execution."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from .binding import TensorPlan, check_hazards
+from .enums import CreateDeviceFlags, ExecutionFlags, FeatureLevel
+from .errors import InvalidArgumentError, UnsupportedError
+from .schema import OperatorDesc, schema_of
+from .tensor import as_enum
+from .validation import operator_problems
+
+__all__ = ["Device", "Operator", "CompiledOperator"]
+
+
+class Device:
+    """``IDMLDevice``, behaving as a DirectML runtime whose highest feature level is ``feature_level``.
+
+    ``Device()`` is at the highest level opendml implements (:attr:`MAX_FEATURE_LEVEL`);
+    ``Device(feature_level=FeatureLevel.FL_3_0)`` refuses, as such a runtime would, every operator, data type
+    or dimension count that arrived later.
+    """
+
+    MAX_FEATURE_LEVEL = FeatureLevel.FL_6_4
+
+    def __init__(self, feature_level: FeatureLevel = MAX_FEATURE_LEVEL, flags: CreateDeviceFlags = CreateDeviceFlags.NONE):
+        if isinstance(feature_level, (int, np.integer)) and not isinstance(feature_level, bool):
+            if int(feature_level) > self.MAX_FEATURE_LEVEL:
+                raise UnsupportedError(
+                    f"DMLCreateDevice1: feature level {int(feature_level):#x} is above the highest opendml "
+                    f"implements ({self.MAX_FEATURE_LEVEL.c_name})"
+                )
+        self._feature_level = as_enum(FeatureLevel, feature_level, "DMLCreateDevice1: MinimumFeatureLevel")
+        self._flags = as_enum(CreateDeviceFlags, flags, "DMLCreateDevice1: Flags")
+
+    @property
+    def feature_level(self) -> FeatureLevel:
+        return self._feature_level
+
+    def __repr__(self) -> str:
+        return f"Device(feature_level=FeatureLevel.{self._feature_level.name})"
+
+    def validate(self, desc: OperatorDesc) -> list[str]:
+        """Every problem ``create_operator(desc)`` would report, without raising; empty when valid."""
+        if not isinstance(desc, OperatorDesc):
+            return [f"IDMLDevice::CreateOperator takes an operator descriptor, not {type(desc).__name__}"]
+        schema_of(desc.operator_type)
+        return operator_problems(desc, self._feature_level)
+
+    def create_operator(self, desc: OperatorDesc) -> "Operator":
+        """``IDMLDevice::CreateOperator``: validate ``desc``; raise InvalidArgumentError naming every problem."""
+        problems = self.validate(desc)
+        if problems:
+            more = f" (and {len(problems) - 1} more problems)" if len(problems) > 1 else ""
+            raise InvalidArgumentError(problems[0] + more, tuple(problems))
+        return Operator(self, desc)
+
+    def compile_operator(self, op: "Operator", flags: ExecutionFlags = ExecutionFlags.NONE) -> "CompiledOperator":
+        """``IDMLDevice::CompileOperator``. Every execution flag is accepted; none lowers opendml's precision."""
+        if not isinstance(op, Operator) or op.device is not self:
+            raise InvalidArgumentError("IDMLDevice::CompileOperator: the operator was not created by this device")
+        flags = as_enum(ExecutionFlags, flags, "IDMLDevice::CompileOperator: Flags")
+        return CompiledOperator(op, flags)
+
+
+class Operator:
+    """``IDMLOperator``: a validated descriptor, owned by the device that created it."""
+
+    def __init__(self, device: Device, desc: OperatorDesc):
+        self.device = device
+        self.desc = desc
+
+    def __repr__(self) -> str:
+        return f"Operator({self.desc!r})"
+
+
+class CompiledOperator:
+    """``IDMLCompiledOperator``: executes the operator on bound inputs and outputs.
+
+    Inputs and outputs are bound in the order of the descriptor's tensor fields, as DirectML binds them
+    (ELEMENT_WISE_IF: condition, A, B). Each binding is a NumPy array of exactly the tensor's dtype and sizes
+    (packed descriptors) or a :class:`~opendml.BufferBinding` (any descriptor). An output left as ``None`` is
+    allocated. ``execute`` returns one array per output: the bound array, a view of the bound buffer through
+    the output's strides, or the allocated array.
+    """
+
+    def __init__(self, op: Operator, flags: ExecutionFlags):
+        self.operator = op
+        self.flags = flags
+        self._schema = schema = op.desc.schema
+        name = schema.c_name
+        self._inputs = [TensorPlan(name, f.c_name, getattr(op.desc, f.name), False) for f in schema.input_fields]
+        self._outputs = [TensorPlan(name, f.c_name, getattr(op.desc, f.name), True) for f in schema.output_fields]
+
+    @property
+    def desc(self) -> OperatorDesc:
+        return self.operator.desc
+
+    def execute(self, inputs: Sequence[Any], outputs: Sequence[Any] | None = None) -> list[np.ndarray]:
+        name = self._schema.c_name
+        outputs = [None] * len(self._outputs) if outputs is None else outputs
+        for kind, given, plans in (("input", inputs, self._inputs), ("output", outputs, self._outputs)):
+            if isinstance(given, (np.ndarray, str, bytes)) or not isinstance(given, Sequence):
+                raise InvalidArgumentError(f"{name}: {kind}s must be a list, one binding per {kind} tensor")
+            if len(given) != len(plans):
+                expected = ", ".join(p.c_name for p in plans)
+                raise InvalidArgumentError(
+                    f"{name}: expected {len(plans)} {kind} binding(s) ({expected}), but {len(given)} were provided"
+                )
+        bound_in = [plan.bind(value) for plan, value in zip(self._inputs, inputs)]
+        bound_out = [plan.bind(value) for plan, value in zip(self._outputs, outputs)]
+        check_hazards(name, bound_in, bound_out, self._schema.in_place)
+        self._schema.kernel(self.desc, tuple(b.view for b in bound_in), tuple(b.view for b in bound_out))
+        return [b.view for b in bound_out]

@@ -1,0 +1,51 @@
+"""ACTIVATION_* kernels."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._axes import first_argmax_last_axis, group_reduced_last, ungroup
+
+
+def hardmax1(desc, inputs, outputs) -> None:
+    """1 at the first maximum of each group over ``desc.axes``, 0 elsewhere."""
+    (x,), (out,) = inputs, outputs
+    grouped, permutation = group_reduced_last(x, desc.axes)
+    winner = first_argmax_last_axis(grouped, last=False)
+    one_hot = np.arange(grouped.shape[-1]) == winner[..., None]
+    np.copyto(out, ungroup(one_hot, x.shape, permutation))
+
+
+def log_softmax1(desc, inputs, outputs) -> None:
+    """``x - max - log(sum(exp(x - max)))`` over ``desc.axes``, rounded once to the output type.
+
+    Element-wise work is float32; the group sums are float64, so ``log(sum)`` keeps the small terms that a
+    float32 sum near 1 would round away (the result is within a few float32 ulps of the exact value).
+    """
+    (x,), (out,) = inputs, outputs
+    axes = tuple(desc.axes)
+    with np.errstate(all="ignore"):  # inf - inf and NaN groups are defined results (NaN), not warnings
+        shifted = x.astype(np.float32)  # a fresh float32 copy: the working buffer
+        shifted -= shifted.max(axis=axes, keepdims=True)
+        sums = np.exp(shifted).sum(axis=axes, keepdims=True, dtype=np.float64)
+        log_sum = np.log(sums).astype(np.float32)
+        if out.dtype == np.float32:
+            np.subtract(shifted, log_sum, out=out)
+        else:
+            shifted -= log_sum
+            np.copyto(out, shifted, casting="same_kind")
+
+
+def hard_sigmoid(desc, inputs, outputs) -> None:
+    """``max(0, min(alpha * x + beta, 1))`` with FLOAT (float32) alpha and beta; may run in place."""
+    (x,), (out,) = inputs, outputs
+    alpha, beta = np.float32(desc.alpha), np.float32(desc.beta)
+    with np.errstate(all="ignore"):
+        if out.dtype == np.float32:
+            np.multiply(x, alpha, out=out)  # safe when out is x: element-wise, each element read before written
+            np.add(out, beta, out=out)
+            np.clip(out, np.float32(0), np.float32(1), out=out)
+        else:
+            y = x.astype(np.float32) * alpha + beta
+            np.clip(y, np.float32(0), np.float32(1), out=y)
+            np.copyto(out, y, casting="same_kind")

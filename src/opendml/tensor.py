@@ -1,0 +1,279 @@
+"""DirectML's tensor model: ``DML_BUFFER_TENSOR_DESC`` and ``DMLCalcBufferTensorSize``.
+
+A buffer tensor is a view of bytes: a data type, sizes and strides *in elements* (0 broadcasts, larger than
+packed pads or permutes), and the size in bytes of the buffer range it may touch. This module holds that
+description and the rules that need no operator to check; :mod:`opendml.binding` reads and writes buffers
+through it.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from .enums import TENSOR_DIMENSION_COUNT_MAX1, TensorDataType, TensorFlags
+from .errors import InvalidArgumentError
+
+__all__ = [
+    "BufferTensorDesc",
+    "calc_buffer_tensor_size",
+    "packed_strides",
+    "element_bits",
+    "numpy_dtype",
+    "data_type_of",
+]
+
+UINT32_MAX = 2**32 - 1
+UINT64_MAX = 2**64 - 1
+
+# Element width in bits and the NumPy dtype (always little-endian, as DirectML buffers are).
+_DATA_TYPES: dict[TensorDataType, tuple[int, str | None]] = {
+    TensorDataType.UNKNOWN: (0, None),
+    TensorDataType.FLOAT32: (32, "<f4"),
+    TensorDataType.FLOAT16: (16, "<f2"),
+    TensorDataType.UINT32: (32, "<u4"),
+    TensorDataType.UINT16: (16, "<u2"),
+    TensorDataType.UINT8: (8, "u1"),
+    TensorDataType.INT32: (32, "<i4"),
+    TensorDataType.INT16: (16, "<i2"),
+    TensorDataType.INT8: (8, "i1"),
+    TensorDataType.FLOAT64: (64, "<f8"),
+    TensorDataType.UINT64: (64, "<u8"),
+    TensorDataType.INT64: (64, "<i8"),
+    TensorDataType.UINT4: (4, None),  # no NumPy dtype: packed two to a byte
+    TensorDataType.INT4: (4, None),
+}
+_BY_NUMPY = {np.dtype(d): t for t, (_, d) in _DATA_TYPES.items() if d is not None}
+
+
+def element_bits(data_type: TensorDataType) -> int:
+    """Width of one element in bits; 0 for UNKNOWN."""
+    return _DATA_TYPES[data_type][0]
+
+
+def numpy_dtype(data_type: TensorDataType) -> np.dtype:
+    """The NumPy dtype that holds ``data_type`` bit for bit (little-endian)."""
+    name = _DATA_TYPES[data_type][1]
+    if name is None:
+        raise InvalidArgumentError(f"{data_type.c_name} has no NumPy equivalent")
+    return np.dtype(name)
+
+
+def data_type_of(dtype: np.dtype) -> TensorDataType:
+    """The DirectML data type of a NumPy dtype (native or little-endian byte order only)."""
+    dtype = np.dtype(dtype)
+    if dtype.byteorder == ">" or dtype not in _BY_NUMPY:
+        supported = ", ".join(sorted({str(d) for d in _BY_NUMPY}))
+        raise InvalidArgumentError(f"NumPy dtype {dtype.str} has no DirectML tensor data type (supported: {supported})")
+    return _BY_NUMPY[dtype]
+
+
+def packed_strides(sizes: Sequence[int]) -> tuple[int, ...]:
+    """Row-major strides in elements: each dimension's stride is the product of the sizes after it."""
+    strides, step = [], 1
+    for size in reversed(sizes):
+        strides.append(step)
+        step *= size
+    return tuple(reversed(strides))
+
+
+def calc_buffer_tensor_size(
+    data_type: TensorDataType, sizes: Sequence[int], strides: Sequence[int] | None = None
+) -> int:
+    """``DMLCalcBufferTensorSize``, exactly as DirectMLX computes it.
+
+    Packed: ``prod(sizes) * element size``. Strided: ``(dot(sizes - 1, strides) + 1) * element size``, with the
+    dot product accumulated in a 32-bit UINT as DirectMLX does (it wraps; validation rejects descriptors whose
+    last element lies beyond 2**32 - 1, so a valid descriptor never sees the wrap). Sizes are counted in bits,
+    then rounded up to bytes and to a multiple of 4 ("all bound buffers must have a DWORD-aligned size").
+    An unknown data type gives 0.
+    """
+    bits = element_bits(TensorDataType(data_type))
+    if bits == 0:
+        return 0
+    if strides is None:
+        count = math.prod(sizes) & UINT64_MAX
+    else:
+        index_of_last = 0
+        for size, stride in zip(sizes, strides):
+            index_of_last = (index_of_last + ((size - 1) & UINT32_MAX) * stride) & UINT32_MAX
+        count = index_of_last + 1
+    size_in_bytes = (count * bits + 7) // 8
+    return (size_in_bytes + 3) & ~3
+
+
+def as_uint(value: object, what: str, limit: int) -> int:
+    if isinstance(value, (bool, np.bool_)):
+        raise InvalidArgumentError(f"{what} must be an integer, not the bool {value!r}")
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise InvalidArgumentError(f"{what} must be an integer, not {type(value).__name__} {value!r}") from None
+    if number < 0:
+        raise InvalidArgumentError(f"{what} is {number}, but it is unsigned (at least 0)")
+    if number > limit:
+        raise InvalidArgumentError(f"{what} is {number}, more than its C type holds ({limit})")
+    return number
+
+
+def as_uint_tuple(values: object, what: str) -> tuple[int, ...]:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise InvalidArgumentError(f"{what} must be a sequence of integers, not {type(values).__name__} {values!r}")
+    return tuple(as_uint(v, f"{what}[{i}]", UINT32_MAX) for i, v in enumerate(values))
+
+
+def as_enum(enum_type: type, value: object, what: str):
+    """``enum_type(value)``, or an InvalidArgumentError naming ``what`` and the valid members."""
+    if isinstance(value, enum_type):
+        return value
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise InvalidArgumentError(f"{what} must be a {enum_type.__name__}, not {type(value).__name__} {value!r}")
+    try:
+        return enum_type(int(value))
+    except ValueError:
+        valid = ", ".join(f"{m.name} ({m.value})" for m in enum_type)
+        raise InvalidArgumentError(f"{what} is {value}, which is not a {enum_type.__name__} ({valid})") from None
+
+
+@dataclass(frozen=True)
+class BufferTensorDesc:
+    """``DML_BUFFER_TENSOR_DESC``: how an operator reads or writes one tensor in a buffer.
+
+    ``strides=None`` means packed row-major. ``total_tensor_size_in_bytes=None`` is filled with
+    :func:`calc_buffer_tensor_size`. ``DimensionCount`` is ``len(sizes)``. Construction checks only what the C
+    struct could not hold (negative or non-integer values, strides of another length); the DirectML rules
+    (no zero sizes, at most 8 dimensions, a large enough total size...) are checked by
+    ``Device.create_operator``, where the operator and the feature level are known.
+    """
+
+    data_type: TensorDataType
+    sizes: tuple[int, ...]
+    strides: tuple[int, ...] | None = None
+    total_tensor_size_in_bytes: int = field(default=None)  # type: ignore[assignment]
+    guaranteed_base_offset_alignment: int = 0
+    flags: TensorFlags = TensorFlags.NONE
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "data_type", as_enum(TensorDataType, self.data_type, "BufferTensorDesc.DataType"))
+        set_(self, "flags", as_enum(TensorFlags, self.flags, "BufferTensorDesc.Flags"))
+        sizes = as_uint_tuple(self.sizes, "BufferTensorDesc.Sizes")
+        set_(self, "sizes", sizes)
+        if self.strides is not None:
+            strides = as_uint_tuple(self.strides, "BufferTensorDesc.Strides")
+            if len(strides) != len(sizes):
+                raise InvalidArgumentError(
+                    f"BufferTensorDesc.Strides has {len(strides)} entries but Sizes has {len(sizes)}; "
+                    "both are DimensionCount long"
+                )
+            set_(self, "strides", strides)
+        if self.total_tensor_size_in_bytes is None:
+            set_(self, "total_tensor_size_in_bytes", calc_buffer_tensor_size(self.data_type, sizes, self.strides))
+        else:
+            total = as_uint(self.total_tensor_size_in_bytes, "BufferTensorDesc.TotalTensorSizeInBytes", UINT64_MAX)
+            set_(self, "total_tensor_size_in_bytes", total)
+        alignment = as_uint(
+            self.guaranteed_base_offset_alignment, "BufferTensorDesc.GuaranteedBaseOffsetAlignment", UINT32_MAX
+        )
+        set_(self, "guaranteed_base_offset_alignment", alignment)
+
+    @property
+    def dimension_count(self) -> int:
+        return len(self.sizes)
+
+    @property
+    def element_count(self) -> int:
+        return math.prod(self.sizes)
+
+    @property
+    def effective_strides(self) -> tuple[int, ...]:
+        """The strides in elements, packed ones when ``strides`` is None."""
+        return packed_strides(self.sizes) if self.strides is None else self.strides
+
+    @property
+    def is_packed(self) -> bool:
+        """True when the tensor is laid out row-major without gaps (strides None or equal to packed)."""
+        return self.strides is None or self.strides == packed_strides(self.sizes)
+
+    @classmethod
+    def like(cls, array: np.ndarray) -> "BufferTensorDesc":
+        """A packed descriptor for ``array``'s dtype and shape."""
+        return cls(data_type_of(array.dtype), tuple(array.shape))
+
+
+def tensor_desc_problems(desc: BufferTensorDesc) -> list[str]:
+    """The rules of DML_BUFFER_TENSOR_DESC that hold for every operator, as messages (empty when valid).
+
+    Messages start with the C field name (``Sizes[1] ...``); the caller prefixes the operator and tensor.
+    """
+    problems = []
+    bits = element_bits(desc.data_type)
+    if desc.data_type == TensorDataType.UNKNOWN:
+        problems.append("DataType is DML_TENSOR_DATA_TYPE_UNKNOWN; a tensor needs a known data type")
+    if not 1 <= desc.dimension_count <= TENSOR_DIMENSION_COUNT_MAX1:
+        problems.append(
+            f"DimensionCount is {desc.dimension_count}, but it must be 1 to "
+            f"{TENSOR_DIMENSION_COUNT_MAX1} (DML_TENSOR_DIMENSION_COUNT_MAX1)"
+        )
+    for i, size in enumerate(desc.sizes):
+        if size == 0:
+            problems.append(f"Sizes[{i}] is 0; a size of zero in any dimension is invalid")
+    if problems:
+        return problems  # the size rules below assume a well-formed shape
+    if desc.element_count > UINT32_MAX:
+        problems.append(f"has {desc.element_count} elements; a tensor may hold at most 2^32-1 (4294967295)")
+    index_of_last = sum((s - 1) * t for s, t in zip(desc.sizes, desc.effective_strides))
+    if index_of_last > UINT32_MAX:
+        problems.append(
+            f"Strides place the last element at index {index_of_last}, beyond the 32-bit element index "
+            "DirectML computes sizes with (2^32-1)"
+        )
+        return problems
+    minimum = calc_buffer_tensor_size(desc.data_type, desc.sizes, desc.strides)
+    if desc.total_tensor_size_in_bytes < minimum:
+        problems.append(
+            f"TotalTensorSizeInBytes is {desc.total_tensor_size_in_bytes}, below the {minimum} bytes that "
+            "DMLCalcBufferTensorSize gives for these Sizes and Strides"
+        )
+    elif desc.total_tensor_size_in_bytes % 4:
+        problems.append(
+            f"TotalTensorSizeInBytes is {desc.total_tensor_size_in_bytes}; it must be a multiple of 4 "
+            "(DirectML requires DWORD-aligned buffer sizes)"
+        )
+    alignment = desc.guaranteed_base_offset_alignment
+    if alignment and (alignment & (alignment - 1) or alignment * 8 < bits):
+        problems.append(
+            f"GuaranteedBaseOffsetAlignment is {alignment}; it must be 0 or a power of two at least the element "
+            f"size ({max(bits // 8, 1)} bytes)"
+        )
+    return problems
+
+
+def output_overlap_problem(desc: BufferTensorDesc) -> str | None:
+    """A message when two elements of ``desc`` share memory (invalid for an output), else None."""
+    dims = sorted((t, s) for s, t in zip(desc.sizes, desc.effective_strides) if s > 1)
+    extent = 0  # elements spanned by the dimensions checked so far, minus one
+    for stride, size in dims:
+        if stride == 0:
+            return f"Strides give dimension of size {size} a stride of 0, so its elements would share memory"
+        if stride <= extent:
+            break
+        extent += (size - 1) * stride
+    else:
+        return None
+    # Strides interleave: decide exactly by listing every element's offset (bounded by the element cap).
+    if desc.element_count <= 1 << 22:
+        offsets = np.zeros(1, dtype=np.int64)
+        for size, stride in zip(desc.sizes, desc.effective_strides):
+            offsets = (offsets[:, None] + np.arange(size, dtype=np.int64) * stride).ravel()
+        if np.unique(offsets).size == offsets.size:
+            return None
+        return f"Strides {desc.effective_strides} map two elements of Sizes {desc.sizes} to the same memory"
+    return (
+        f"Strides {desc.effective_strides} interleave dimensions of Sizes {desc.sizes}; opendml cannot prove that "
+        "no two output elements share memory for a tensor this large"
+    )

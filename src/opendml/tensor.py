@@ -8,6 +8,7 @@ through it.
 
 from __future__ import annotations
 
+import enum
 import math
 import operator
 from dataclasses import dataclass, field
@@ -133,7 +134,10 @@ def as_enum(enum_type: type, value: object, what: str):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise InvalidArgumentError(f"{what} must be a {enum_type.__name__}, not {type(value).__name__} {value!r}")
     try:
-        return enum_type(int(value))
+        member = enum_type(int(value))
+        if isinstance(member, enum.Flag) and int(value) & ~sum(enum_type):
+            raise ValueError(value)  # IntFlag keeps unknown bits; DirectML rejects them
+        return member
     except ValueError:
         valid = ", ".join(f"{m.name} ({m.value})" for m in enum_type)
         raise InvalidArgumentError(f"{what} is {value}, which is not a {enum_type.__name__} ({valid})") from None

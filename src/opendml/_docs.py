@@ -1,0 +1,54 @@
+"""Markdown rendered from the operator table and the deviations list, for the README (kept in sync by a test)."""
+
+from __future__ import annotations
+
+from .deviations import DEVIATIONS
+from .schema import REGISTRY
+
+
+def operator_table() -> str:
+    """One line per operator and support row: the README's operator table."""
+    lines = [
+        "| Operator | Introduced | Support row | Tensor: dimension counts, data types | In place |",
+        "|---|---|---|---|---|",
+    ]
+    for schema in REGISTRY.values():
+        for i, row in enumerate(schema.support):
+            groups: dict = {}  # tensors with the same support share one line
+            for name, support in row.tensors.items():
+                groups.setdefault(support, []).append(name)
+            cells = "<br>".join(f"{', '.join(names)}: {s.dims_text}; {s.types_text}" for s, names in groups.items())
+            first = i == 0
+            lines.append(
+                f"| {schema.c_name if first else ''} | {schema.introduced.version if first else ''} "
+                f"| {row.feature_level.version}+ | {cells} | {('yes' if schema.in_place else 'no') if first else ''} |"
+            )
+    return "\n".join(lines)
+
+
+def constraints_list() -> str:
+    return "\n".join(
+        f"- `{schema.c_name}`: " + "; ".join(str(rule) for rule in schema.constraints) + "."
+        for schema in REGISTRY.values()
+    )
+
+
+def deviations_table() -> str:
+    lines = ["| directml.h | opendml | why |", "|---|---|---|"]
+    lines += [f"| `{d.c_api}` | `{d.python_api}` | {d.why} |" for d in DEVIATIONS]
+    return "\n".join(lines)
+
+
+SECTIONS = {"operator-table": operator_table, "constraints": constraints_list, "deviations": deviations_table}
+
+
+def render(readme: str) -> str:
+    """``readme`` with every ``<!-- begin:NAME -->...<!-- end:NAME -->`` block regenerated."""
+    for name, make in SECTIONS.items():
+        begin, end = f"<!-- begin:{name} -->", f"<!-- end:{name} -->"
+        head, found, rest = readme.partition(begin)
+        if not found:
+            continue
+        _, _, tail = rest.partition(end)
+        readme = f"{head}{begin}\n{make()}\n{end}{tail}"
+    return readme

@@ -47,7 +47,9 @@ def test_log_softmax1_page_input_true_values(axes, expected):
     out = run(dml.ActivationLogSoftmax1OperatorDesc(input_tensor=x, output_tensor=x, axes=axes), PAGE_INPUT)
     # The expected values are printed to 7 significant digits; zeros are exact (other terms underflow).
     np.testing.assert_allclose(out, np.array(expected, dtype=np.float32), rtol=5e-7, atol=0)
-    assert not np.array_equal(out, run(dml.ActivationHardmax1OperatorDesc(input_tensor=x, output_tensor=x, axes=axes), PAGE_INPUT))
+    assert not np.array_equal(
+        out, run(dml.ActivationHardmax1OperatorDesc(input_tensor=x, output_tensor=x, axes=axes), PAGE_INPUT)
+    )
 
 
 def test_element_wise_if_page_example():

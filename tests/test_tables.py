@@ -48,12 +48,28 @@ def test_operator_type_values():
     [
         (dml.TensorFlags, {"NONE": 0, "OWNED_BY_DML": 1}),
         (dml.AxisDirection, {"INCREASING": 0, "DECREASING": 1}),
-        (dml.ExecutionFlags, {"NONE": 0, "ALLOW_HALF_PRECISION_COMPUTATION": 1, "DISABLE_META_COMMANDS": 2,
-                              "DESCRIPTORS_VOLATILE": 4}),  # fmt: skip
+        (
+            dml.ExecutionFlags,
+            {"NONE": 0, "ALLOW_HALF_PRECISION_COMPUTATION": 1, "DISABLE_META_COMMANDS": 2, "DESCRIPTORS_VOLATILE": 4},
+        ),  # fmt: skip
         (dml.TensorType, {"INVALID": 0, "BUFFER": 1}),
-        (dml.ReduceFunction, {"ARGMAX": 0, "ARGMIN": 1, "AVERAGE": 2, "L1": 3, "L2": 4, "LOG_SUM": 5,
-                              "LOG_SUM_EXP": 6, "MAX": 7, "MIN": 8, "MULTIPLY": 9, "SUM": 10,
-                              "SUM_SQUARE": 11}),  # fmt: skip
+        (
+            dml.ReduceFunction,
+            {
+                "ARGMAX": 0,
+                "ARGMIN": 1,
+                "AVERAGE": 2,
+                "L1": 3,
+                "L2": 4,
+                "LOG_SUM": 5,
+                "LOG_SUM_EXP": 6,
+                "MAX": 7,
+                "MIN": 8,
+                "MULTIPLY": 9,
+                "SUM": 10,
+                "SUM_SQUARE": 11,
+            },
+        ),  # fmt: skip
     ],
 )
 def test_small_enums(enum, members):

@@ -27,6 +27,7 @@ def hardmax(x, out=None, axes=(1,)):
 
 # --- BufferTensorDesc construction: what the C struct cannot hold -------------------------------------------
 
+
 @pytest.mark.parametrize(
     "kwargs, message",
     [
@@ -61,9 +62,12 @@ def test_buffer_tensor_desc_normalises_and_fills_the_total_size():
 
 # --- Operator descriptor construction --------------------------------------------------------------------
 
+
 def test_operator_desc_field_types():
     x = desc_()
-    with pytest.raises(E, match="DML_OPERATOR_ACTIVATION_HARDMAX1: InputTensor must be a BufferTensorDesc, not ndarray"):
+    with pytest.raises(
+        E, match="DML_OPERATOR_ACTIVATION_HARDMAX1: InputTensor must be a BufferTensorDesc, not ndarray"
+    ):
         dml.ActivationHardmax1OperatorDesc(input_tensor=np.zeros(2), output_tensor=x, axes=(0,))
     with pytest.raises(E, match=r"DML_OPERATOR_ARGMAX: Axes\[0\] must be an integer, not float 0.5"):
         argmax(x, x, axes=(0.5,))
@@ -82,18 +86,31 @@ def test_operator_desc_field_types():
 
 # --- Rules every tensor obeys, checked at create_operator -------------------------------------------------
 
+
 @pytest.mark.parametrize(
     "tensor, message",
     [
         (desc_(sizes=(2, 0)), "InputTensor.Sizes[1] is 0; a size of zero in any dimension is invalid"),
-        (desc_(sizes=(1,) * 9), "InputTensor.DimensionCount is 9, but it must be 1 to 8 (DML_TENSOR_DIMENSION_COUNT_MAX1)"),
+        (
+            desc_(sizes=(1,) * 9),
+            "InputTensor.DimensionCount is 9, but it must be 1 to 8 (DML_TENSOR_DIMENSION_COUNT_MAX1)",
+        ),
         (desc_(sizes=()), "InputTensor.DimensionCount is 0, but it must be 1 to 8"),
         (desc_(T.UNKNOWN), "InputTensor.DataType is DML_TENSOR_DATA_TYPE_UNKNOWN; a tensor needs a known data type"),
-        (desc_(total_tensor_size_in_bytes=20),
-         "InputTensor.TotalTensorSizeInBytes is 20, below the 24 bytes that DMLCalcBufferTensorSize gives"),
+        (
+            desc_(total_tensor_size_in_bytes=20),
+            "InputTensor.TotalTensorSizeInBytes is 20, below the 24 bytes that DMLCalcBufferTensorSize gives",
+        ),
         (desc_(total_tensor_size_in_bytes=26), "InputTensor.TotalTensorSizeInBytes is 26; it must be a multiple of 4"),
-        (desc_(guaranteed_base_offset_alignment=12), "InputTensor.GuaranteedBaseOffsetAlignment is 12; it must be 0 or a power of two"),
-        (desc_(guaranteed_base_offset_alignment=2), "InputTensor.GuaranteedBaseOffsetAlignment is 2; it must be 0 or a power of two at least the element size (4 bytes)"),
+        (
+            desc_(guaranteed_base_offset_alignment=12),
+            "InputTensor.GuaranteedBaseOffsetAlignment is 12; it must be 0 or a power of two",
+        ),
+        (
+            desc_(guaranteed_base_offset_alignment=2),
+            "InputTensor.GuaranteedBaseOffsetAlignment is 2; it must be 0 or a power of two at least the element "
+            "size (4 bytes)",
+        ),
         (desc_(sizes=(65536, 65537)), "InputTensor has 4295032832 elements; a tensor may hold at most 2^32-1"),
         (desc_(sizes=(3, 2), strides=(2**31, 1)), "InputTensor.Strides place the last element at index 4294967297"),
         (desc_(flags=dml.TensorFlags.OWNED_BY_DML), "InputTensor.Flags has DML_TENSOR_FLAG_OWNED_BY_DML"),
@@ -110,6 +127,7 @@ def test_valid_alignment_and_total_size_are_accepted():
 
 
 # --- Operator constraints ---------------------------------------------------------------------------------
+
 
 def test_same_data_type_dimension_count_and_sizes():
     found = problems(hardmax(desc_(), desc_(T.FLOAT16, (2, 3, 1))))
@@ -180,7 +198,9 @@ def test_output_that_writes_one_address_twice_is_invalid():
     x = desc_(sizes=(2, 3))
     for strides in [(0, 1), (1, 1), (2, 1)]:
         found = problems(hardmax(x, desc_(sizes=(2, 3), strides=strides)))
-        assert any("OutputTensor: Strides" in p and "an output may not write one address twice" in p for p in found), strides
+        assert any("OutputTensor: Strides" in p and "an output may not write one address twice" in p for p in found), (
+            strides
+        )
     for strides in [(3, 1), (1, 2), (4, 1), (0, 1)[::-1] and (1, 2)]:  # packed, transposed, padded
         assert problems(hardmax(x, desc_(sizes=(2, 3), strides=strides))) == []
     # Interleaved but distinct (offsets 0,2,4,3,5,7): valid; a broadcast input is fine too.
@@ -212,6 +232,7 @@ def test_create_operator_rejects_non_descriptors_and_foreign_operators():
 
 # --- Execution arguments ---------------------------------------------------------------------------------
 
+
 @pytest.fixture
 def compiled():
     x = desc_(T.FLOAT32, (2, 3))
@@ -223,8 +244,16 @@ def compiled():
     "inputs, outputs, message",
     [
         ([], None, r"expected 1 input binding\(s\) \(InputTensor\), but 0 were provided"),
-        ([np.zeros((2, 3), np.float32)] * 2, None, r"expected 1 input binding\(s\), .* 2 were provided|expected 1 input"),
-        ([np.zeros((2, 3), np.float64)], None, r"InputTensor is FLOAT32, so it takes a <f4 array, not <f8 \(opendml never casts\)"),
+        (
+            [np.zeros((2, 3), np.float32)] * 2,
+            None,
+            r"expected 1 input binding\(s\), .* 2 were provided|expected 1 input",
+        ),
+        (
+            [np.zeros((2, 3), np.float64)],
+            None,
+            r"InputTensor is FLOAT32, so it takes a <f4 array, not <f8 \(opendml never casts\)",
+        ),
         ([np.zeros((3, 2), np.float32)], None, r"InputTensor has Sizes \(2, 3\), but the array's shape is \(3, 2\)"),
         ([[[0.0] * 3] * 2], None, "InputTensor must be bound to a numpy.ndarray or a BufferBinding, not list"),
         (np.zeros((2, 3), np.float32), None, "inputs must be a list"),

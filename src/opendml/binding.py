@@ -112,7 +112,9 @@ class TensorPlan:
         memory = memory.cast("B") if memory.ndim != 1 or memory.format != "B" else memory
         offset = as_uint(binding.offset, f"{self.where}: BufferBinding.Offset", UINT64_MAX)
         if offset > memory.nbytes:
-            raise InvalidArgumentError(f"{self.where}: BufferBinding.Offset {offset} lies beyond the {memory.nbytes}-byte buffer")
+            raise InvalidArgumentError(
+                f"{self.where}: BufferBinding.Offset {offset} lies beyond the {memory.nbytes}-byte buffer"
+            )
         size = memory.nbytes - offset if binding.size_in_bytes is None else binding.size_in_bytes
         size = as_uint(size, f"{self.where}: BufferBinding.SizeInBytes", UINT64_MAX)
         if offset + size > memory.nbytes:

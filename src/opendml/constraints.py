@@ -22,8 +22,14 @@ def _get(desc, c_name: str):
 
 
 _INTEGER_TYPES = {
-    TensorDataType.UINT8, TensorDataType.UINT16, TensorDataType.UINT32, TensorDataType.UINT64,
-    TensorDataType.INT8, TensorDataType.INT16, TensorDataType.INT32, TensorDataType.INT64,
+    TensorDataType.UINT8,
+    TensorDataType.UINT16,
+    TensorDataType.UINT32,
+    TensorDataType.UINT64,
+    TensorDataType.INT8,
+    TensorDataType.INT16,
+    TensorDataType.INT32,
+    TensorDataType.INT64,
 }
 
 _ATTRIBUTES = {
@@ -147,4 +153,3 @@ class IndexFitsOutput:
 
 def _join(names: tuple[str, ...]) -> str:
     return ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
-

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -26,13 +27,15 @@ class Device:
 
     MAX_FEATURE_LEVEL = FeatureLevel.FL_6_4
 
-    def __init__(self, feature_level: FeatureLevel = MAX_FEATURE_LEVEL, flags: CreateDeviceFlags = CreateDeviceFlags.NONE):
-        if isinstance(feature_level, (int, np.integer)) and not isinstance(feature_level, bool):
-            if int(feature_level) > self.MAX_FEATURE_LEVEL:
-                raise UnsupportedError(
-                    f"DMLCreateDevice1: feature level {int(feature_level):#x} is above the highest opendml "
-                    f"implements ({self.MAX_FEATURE_LEVEL.c_name})"
-                )
+    def __init__(
+        self, feature_level: FeatureLevel = MAX_FEATURE_LEVEL, flags: CreateDeviceFlags = CreateDeviceFlags.NONE
+    ):
+        numeric = isinstance(feature_level, (int, np.integer)) and not isinstance(feature_level, bool)
+        if numeric and int(feature_level) > self.MAX_FEATURE_LEVEL:
+            raise UnsupportedError(
+                f"DMLCreateDevice1: feature level {int(feature_level):#x} is above the highest opendml "
+                f"implements ({self.MAX_FEATURE_LEVEL.c_name})"
+            )
         self._feature_level = as_enum(FeatureLevel, feature_level, "DMLCreateDevice1: MinimumFeatureLevel")
         self._flags = as_enum(CreateDeviceFlags, flags, "DMLCreateDevice1: Flags")
 
@@ -50,7 +53,7 @@ class Device:
         schema_of(desc.operator_type)
         return operator_problems(desc, self._feature_level)
 
-    def create_operator(self, desc: OperatorDesc) -> "Operator":
+    def create_operator(self, desc: OperatorDesc) -> Operator:
         """``IDMLDevice::CreateOperator``: validate ``desc``; raise InvalidArgumentError naming every problem."""
         problems = self.validate(desc)
         if problems:
@@ -58,7 +61,7 @@ class Device:
             raise InvalidArgumentError(problems[0] + more, tuple(problems))
         return Operator(self, desc)
 
-    def compile_operator(self, op: "Operator", flags: ExecutionFlags = ExecutionFlags.NONE) -> "CompiledOperator":
+    def compile_operator(self, op: Operator, flags: ExecutionFlags = ExecutionFlags.NONE) -> CompiledOperator:
         """``IDMLDevice::CompileOperator``. Every execution flag is accepted; none lowers opendml's precision."""
         if not isinstance(op, Operator) or op.device is not self:
             raise InvalidArgumentError("IDMLDevice::CompileOperator: the operator was not created by this device")

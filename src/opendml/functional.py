@@ -7,7 +7,7 @@ outputs UINT32). Compiled operators are cached per device and descriptor.
 from __future__ import annotations
 
 import functools
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -52,7 +52,9 @@ def _run(desc: OperatorDesc, inputs: Sequence[np.ndarray], device: Device | None
 
 def _array(x, name: str) -> np.ndarray:
     if not isinstance(x, np.ndarray):
-        raise InvalidArgumentError(f"{name} must be a numpy.ndarray, not {type(x).__name__} (opendml never guesses a dtype)")
+        raise InvalidArgumentError(
+            f"{name} must be a numpy.ndarray, not {type(x).__name__} (opendml never guesses a dtype)"
+        )
     return x
 
 
@@ -103,4 +105,6 @@ def activation_hard_sigmoid(
 ) -> np.ndarray:
     """ACTIVATION_HARD_SIGMOID: ``max(0, min(alpha * x + beta, 1))``."""
     desc = BufferTensorDesc.like(_array(x, "x"))
-    return _run(ActivationHardSigmoidOperatorDesc(input_tensor=desc, output_tensor=desc, alpha=alpha, beta=beta), [x], device)
+    return _run(
+        ActivationHardSigmoidOperatorDesc(input_tensor=desc, output_tensor=desc, alpha=alpha, beta=beta), [x], device
+    )

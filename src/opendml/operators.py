@@ -10,9 +10,8 @@ place. Validation, execution, the JSON runner, the tests and the README read the
 from __future__ import annotations
 
 from .constraints import IndexFitsOutput, ReducedOutputSizes, Same, ValidAxes
-from .enums import AxisDirection
+from .enums import AxisDirection, OperatorType
 from .enums import FeatureLevel as FL
-from .enums import OperatorType
 from .enums import TensorDataType as T
 from .kernels import activation, element_wise, reduction
 from .schema import (
@@ -127,8 +126,9 @@ _INDEX_TYPES = (T.INT64, T.INT32, T.UINT64, T.UINT32)
     support=[
         row(
             FL.FL_4_1,
-            InputTensor=supports(1, 8, T.FLOAT32, T.FLOAT16, T.INT64, T.INT32, T.INT16, T.INT8, T.UINT64, T.UINT32,
-                                 T.UINT16, T.UINT8),  # fmt: skip
+            InputTensor=supports(
+                1, 8, T.FLOAT32, T.FLOAT16, T.INT64, T.INT32, T.INT16, T.INT8, T.UINT64, T.UINT32, T.UINT16, T.UINT8
+            ),
             OutputTensor=supports(1, 8, *_INDEX_TYPES),
         ),
         row(

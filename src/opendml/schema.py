@@ -11,14 +11,15 @@ from __future__ import annotations
 import dataclasses
 import enum
 import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, ClassVar, Iterable
+from typing import Any, ClassVar
 
 import numpy as np
 
 from .enums import FeatureLevel, OperatorType, TensorDataType
 from .errors import InvalidArgumentError, OperatorNotImplementedError
-from .tensor import BufferTensorDesc, as_uint_tuple, as_enum
+from .tensor import BufferTensorDesc, as_enum, as_uint_tuple
 
 __all__ = [
     "FieldKind",
@@ -222,9 +223,7 @@ def operator(
         for r in rows:
             assert set(r.tensors) == tensor_names, (cls.__name__, r.feature_level, set(r.tensors) ^ tensor_names)
         assert rows[-1].feature_level == introduced, cls.__name__
-        cls.schema = OperatorSchema(
-            operator_type, cls, introduced, fields, rows, tuple(constraints), in_place, kernel
-        )
+        cls.schema = OperatorSchema(operator_type, cls, introduced, fields, rows, tuple(constraints), in_place, kernel)
         assert operator_type not in REGISTRY, operator_type
         REGISTRY[operator_type] = cls.schema
         return cls
@@ -242,4 +241,3 @@ def schema_of(operator_type: OperatorType) -> OperatorSchema:
             f"{OperatorType(operator_type).c_name} is a DirectML operator that opendml does not implement yet "
             f"(implemented: {implemented})"
         ) from None
-

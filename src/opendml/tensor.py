@@ -11,8 +11,8 @@ from __future__ import annotations
 import enum
 import math
 import operator
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
 
 import numpy as np
 
@@ -204,7 +204,7 @@ class BufferTensorDesc:
         return self.strides is None or self.strides == packed_strides(self.sizes)
 
     @classmethod
-    def like(cls, array: np.ndarray) -> "BufferTensorDesc":
+    def like(cls, array: np.ndarray) -> BufferTensorDesc:
         """A packed descriptor for ``array``'s dtype and shape."""
         return cls(data_type_of(array.dtype), tuple(array.shape))
 

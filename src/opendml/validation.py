@@ -26,7 +26,9 @@ def operator_problems(desc: OperatorDesc, feature_level: FeatureLevel) -> list[s
     for spec in schema.fields:
         if spec.is_tensor:
             tensor = getattr(desc, spec.name)
-            problems += [f"{spec.c_name}.{p}" if p[0].isupper() else f"{spec.c_name} {p}" for p in tensor_desc_problems(tensor)]
+            problems += [
+                f"{spec.c_name}.{p}" if p[0].isupper() else f"{spec.c_name} {p}" for p in tensor_desc_problems(tensor)
+            ]
             if tensor.flags & TensorFlags.OWNED_BY_DML:
                 problems.append(
                     f"{spec.c_name}.Flags has DML_TENSOR_FLAG_OWNED_BY_DML; opendml binds every tensor at "
@@ -49,7 +51,9 @@ def _support_problems(
     support = schema.support_row(feature_level).tensors[c_name]
     problems = []
     if not support.min_dims <= tensor.dimension_count <= support.max_dims:
-        later = _first_level(schema, feature_level, c_name, lambda s: s.min_dims <= tensor.dimension_count <= s.max_dims)
+        later = _first_level(
+            schema, feature_level, c_name, lambda s: s.min_dims <= tensor.dimension_count <= s.max_dims
+        )
         problems.append(
             f"{c_name}.DimensionCount {tensor.dimension_count} is not supported at {feature_level.c_name} "
             f"(supported: {support.dims_text}){later}"

@@ -17,23 +17,25 @@ def hardmax1(desc, inputs, outputs) -> None:
 
 
 def log_softmax1(desc, inputs, outputs) -> None:
-    """``x - max - log(sum(exp(x - max)))`` over ``desc.axes``, rounded once to the output type.
+    """``x - max - log(sum(exp(x - max)))`` over ``desc.axes``, in float64, rounded once to the output type.
 
-    Element-wise work is float32; the group sums are float64, so ``log(sum)`` keeps the small terms that a
-    float32 sum near 1 would round away (the result is within a few float32 ulps of the exact value).
+    The maxima of a group contribute exactly 1 each to the sum, so ``log(sum)`` is taken as
+    ``log(count) + log1p(rest / count)``: a plain ``log(1 + tiny)`` would lose ``tiny`` and leave the maxima at 0.
+    A group without a finite maximum (a NaN, a +inf, all -inf) has no exact 0 after the shift and gets NaN.
     """
     (x,), (out,) = inputs, outputs
     axes = tuple(desc.axes)
     with np.errstate(all="ignore"):  # inf - inf and NaN groups are defined results (NaN), not warnings
-        shifted = x.astype(np.float32)  # a fresh float32 copy: the working buffer
+        shifted = x.astype(np.float64)  # a fresh copy: the working buffer
         shifted -= shifted.max(axis=axes, keepdims=True)
-        sums = np.exp(shifted).sum(axis=axes, keepdims=True, dtype=np.float64)
-        log_sum = np.log(sums).astype(np.float32)
-        if out.dtype == np.float32:
-            np.subtract(shifted, log_sum, out=out)
-        else:
-            shifted -= log_sum
-            np.copyto(out, shifted, casting="same_kind")
+        is_max = shifted == 0
+        terms = np.exp(shifted)
+        np.copyto(terms, 0.0, where=is_max)
+        rest = terms.sum(axis=axes, keepdims=True)
+        count = is_max.sum(axis=axes, keepdims=True)
+        log_sum = np.where(count > 0, np.log(count) + np.log1p(rest / count), np.nan)
+        shifted -= log_sum
+    np.copyto(out, shifted, casting="same_kind")
 
 
 def hard_sigmoid(desc, inputs, outputs) -> None:

@@ -103,8 +103,9 @@ def calc_buffer_tensor_size(
         for size, stride in zip(sizes, strides):
             index_of_last = (index_of_last + ((size - 1) & UINT32_MAX) * stride) & UINT32_MAX
         count = index_of_last + 1
-    size_in_bytes = (count * bits + 7) // 8
-    return (size_in_bytes + 3) & ~3
+    size_in_bits = (count * bits) & UINT64_MAX  # DirectMLX's UINT64 arithmetic wraps at every step
+    size_in_bytes = ((size_in_bits + 7) & UINT64_MAX) // 8
+    return ((size_in_bytes + 3) & UINT64_MAX) & ~3
 
 
 def as_uint(value: object, what: str, limit: int) -> int:

@@ -37,3 +37,11 @@ def test_quick_start_block_runs():
         "device's feature level is DML_FEATURE_LEVEL_3_0"
     )
     assert " ".join(block.split("# InvalidArgumentError: ")[1].replace("# ", "").split()) == message
+
+
+def test_memory_model_block_runs_and_prints_what_it_says(capsys):
+    text = README.read_text()
+    block = re.search(r"## Memory model.*?```python\n(.*?)```", text, re.S).group(1)
+    exec(block, {})
+    printed = capsys.readouterr().out
+    assert " ".join(printed.split()) == "[[1. 1. 1.] [1. 1. 1.]] [[ 1. 2. 3.] [-3. -4. -5.]]"

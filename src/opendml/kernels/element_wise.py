@@ -6,9 +6,16 @@ import numpy as np
 
 
 def element_wise_if(desc, inputs, outputs) -> None:
-    """``a if condition != 0 else b``, copied as raw bits (NaN payloads and -0.0 survive)."""
+    """``a if condition != 0 else b``, selected as raw bits (NaN payloads and -0.0 survive).
+
+    A bitwise select, ``b ^ ((a ^ b) & mask)``, runs several times faster in NumPy than a masked copy.
+    The output never aliases ``a`` or ``b`` (IF does not run in place; binding refuses it).
+    """
     (condition, a, b), (out,) = inputs, outputs
     bits = np.dtype(f"u{out.itemsize}")
-    raw = out.view(bits)
-    np.copyto(raw, b.view(bits))
-    np.copyto(raw, a.view(bits), where=condition != 0)
+    mask = (condition != 0).astype(bits)
+    np.negative(mask, out=mask)  # 1 -> all bits set
+    raw, b_raw = out.view(bits), b.view(bits)
+    np.bitwise_xor(a.view(bits), b_raw, out=raw)
+    np.bitwise_and(raw, mask, out=raw)
+    np.bitwise_xor(raw, b_raw, out=raw)

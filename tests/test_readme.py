@@ -45,3 +45,13 @@ def test_memory_model_block_runs_and_prints_what_it_says(capsys):
     exec(block, {})
     printed = capsys.readouterr().out
     assert " ".join(printed.split()) == "[[1. 1. 1.] [1. 1. 1.]] [[ 1. 2. 3.] [-3. -4. -5.]]"
+
+
+def test_main_job_prints_what_the_readme_shows(capsys):
+    from opendml import cli
+
+    text = README.read_text()
+    command, shown = re.search(r"## The two commands.*?```sh\n(.*?)\n```.*?```\n(.*?)```", text, re.S).groups()
+    model = command.split("opendml run ")[1].strip()
+    assert cli.main(["run", str(README.parent / model)]) == 0
+    assert capsys.readouterr().out == shown

@@ -7,10 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from .binding import TensorPlan, check_hazards
+from .binding import Bound, TensorPlan, check_hazards
 from .enums import CreateDeviceFlags, ExecutionFlags, FeatureLevel
 from .errors import InvalidArgumentError, UnsupportedError
-from .schema import OperatorDesc, schema_of
+from .schema import FieldKind, OperatorDesc, schema_of
 from .tensor import as_enum
 from .validation import operator_problems
 
@@ -94,9 +94,14 @@ class CompiledOperator:
         self.operator = op
         self.flags = flags
         self._schema = schema = op.desc.schema
-        name = schema.c_name
-        self._inputs = [TensorPlan(name, f.c_name, getattr(op.desc, f.name), False) for f in schema.input_fields]
-        self._outputs = [TensorPlan(name, f.c_name, getattr(op.desc, f.name), True) for f in schema.output_fields]
+        #: Per tensor field (by C name): how a binding of it becomes the view a kernel reads or writes.
+        self.plans = {
+            f.c_name: TensorPlan(schema.c_name, f.c_name, getattr(op.desc, f.name), f.kind is FieldKind.OUTPUT_TENSOR)
+            for f in schema.fields
+            if f.is_tensor
+        }
+        self._inputs = [self.plans[f.c_name] for f in schema.input_fields]
+        self._outputs = [self.plans[f.c_name] for f in schema.output_fields]
 
     @property
     def desc(self) -> OperatorDesc:
@@ -115,6 +120,10 @@ class CompiledOperator:
                 )
         bound_in = [plan.bind(value) for plan, value in zip(self._inputs, inputs)]
         bound_out = [plan.bind(value) for plan, value in zip(self._outputs, outputs)]
-        check_hazards(name, bound_in, bound_out, self._schema.in_place)
+        self.check_hazards(bound_in, bound_out)
         self._schema.kernel(self.desc, tuple(b.view for b in bound_in), tuple(b.view for b in bound_out))
         return [b.view for b in bound_out]
+
+    def check_hazards(self, inputs: list[Bound], outputs: list[Bound]) -> None:
+        """DirectML's binding-hazard rules for this operator (see :func:`opendml.binding.check_hazards`)."""
+        check_hazards(self._schema.c_name, inputs, outputs, self._schema.in_place)

@@ -238,6 +238,6 @@ def schema_of(operator_type: OperatorType) -> OperatorSchema:
     except KeyError:
         implemented = ", ".join(t.name for t in REGISTRY)
         raise OperatorNotImplementedError(
-            f"{OperatorType(operator_type).c_name} is a DirectML operator that opendml does not implement yet "
+            f"{OperatorType(operator_type).c_name} is a DirectML operator not implemented by opendml yet "
             f"(implemented: {implemented})"
         ) from None

@@ -33,6 +33,20 @@ import numpy as np
 INCREASING = 0
 DECREASING = 1
 
+
+# The NumPy dtype of each DirectML data type, written out here rather than taken from opendml.
+NUMPY_DTYPES = {
+    "FLOAT64": "<f8", "FLOAT32": "<f4", "FLOAT16": "<f2",
+    "INT64": "<i8", "INT32": "<i4", "INT16": "<i2", "INT8": "i1",
+    "UINT64": "<u8", "UINT32": "<u4", "UINT16": "<u2", "UINT8": "u1",
+}  # fmt: skip
+
+
+def numpy_dtype(data_type) -> np.dtype:
+    """The NumPy dtype for a TensorDataType (looked up by member name)."""
+    return np.dtype(NUMPY_DTYPES[data_type.name])
+
+
 __all__ = [
     "INCREASING",
     "DECREASING",
@@ -46,6 +60,7 @@ __all__ = [
     "assert_bits_equal",
     "assert_log_softmax_close",
     "assert_hard_sigmoid_close",
+    "numpy_dtype",
 ]
 
 

@@ -11,17 +11,13 @@ import functools
 import math
 
 import numpy as np
+import reference as ref
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import opendml as dml
 from opendml import AxisDirection, OperatorType, TensorDataType
-
-try:  # tests/ as a package or as a plain directory on sys.path
-    from . import reference as ref
-except ImportError:
-    import reference as ref
 
 T = TensorDataType
 MAX_ELEMENTS = 120
@@ -34,15 +30,7 @@ SETTINGS = settings(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 
-NUMPY_DTYPES = {
-    T.FLOAT64: "<f8", T.FLOAT32: "<f4", T.FLOAT16: "<f2",
-    T.INT64: "<i8", T.INT32: "<i4", T.INT16: "<i2", T.INT8: "i1",
-    T.UINT64: "<u8", T.UINT32: "<u4", T.UINT16: "<u2", T.UINT8: "u1",
-}  # fmt: skip
-
-
-def _np(data_type: TensorDataType) -> np.dtype:
-    return np.dtype(NUMPY_DTYPES[data_type])
+_np = ref.numpy_dtype
 
 
 @functools.cache

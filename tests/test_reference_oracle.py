@@ -12,14 +12,10 @@ import zlib
 
 import numpy as np
 import pytest
+import reference as ref
 
 import opendml as dml
 from opendml import AxisDirection, OperatorType, TensorDataType
-
-try:  # tests/ as a package or as a plain directory on sys.path
-    from . import reference as ref
-except ImportError:
-    import reference as ref
 
 T = TensorDataType
 DEVICE = dml.Device()
@@ -44,15 +40,7 @@ def _cases(op: OperatorType, tensor: str):
     ]
 
 
-NUMPY_DTYPES = {
-    T.FLOAT64: "<f8", T.FLOAT32: "<f4", T.FLOAT16: "<f2",
-    T.INT64: "<i8", T.INT32: "<i4", T.INT16: "<i2", T.INT8: "i1",
-    T.UINT64: "<u8", T.UINT32: "<u4", T.UINT16: "<u2", T.UINT8: "u1",
-}  # fmt: skip
-
-
-def _np(data_type: TensorDataType) -> np.dtype:
-    return np.dtype(NUMPY_DTYPES[data_type])
+_np = ref.numpy_dtype
 
 
 ARGMAX_OUTPUT_TYPES = _top_row(OperatorType.ARGMAX).tensors["OutputTensor"].data_types

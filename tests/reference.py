@@ -261,6 +261,31 @@ def assert_log_softmax_close(got: np.ndarray, ref: np.ndarray, context: str = ""
         check = check & ~overflow
     else:
         raise AssertionError(f"{context}: unexpected dtype {got.dtype}")
+    _assert_within(got64, ref, check, allowed, context)
+
+
+def assert_hard_sigmoid_close(
+    got: np.ndarray, ref: np.ndarray, x: np.ndarray, alpha: float, beta: float, context: str = ""
+) -> None:
+    """FLOAT32: |got - exact| <= 2**-23 * (|alpha*x| + |beta|) (two float32 roundings) plus one subnormal step;
+    FLOAT16: within 1 float16 ulp."""
+    assert got.shape == ref.shape, f"{context}: shape {got.shape} != {ref.shape}"
+    check = _check_specials(got, ref, context)
+    got64 = got.astype(np.float64)
+    if got.dtype == np.float32:
+        a, b = float32_value(alpha), float32_value(beta)
+        with np.errstate(all="ignore"):
+            allowed = 2.0**-23 * (np.abs(a * x.astype(np.float64)) + abs(b)) + 2.0**-149
+    elif got.dtype == np.float16:
+        with np.errstate(all="ignore"):
+            allowed = np.spacing(np.abs(ref).astype(np.float16)).astype(np.float64)
+    else:
+        raise AssertionError(f"{context}: unexpected dtype {got.dtype}")
+    _assert_within(got64, ref, check, allowed, f"{context} (x={x!r})")
+
+
+def _assert_within(got64: np.ndarray, ref: np.ndarray, check: np.ndarray, allowed: np.ndarray, context: str) -> None:
+    """Assert |got - ref| <= allowed wherever ``check`` holds, reporting the first offenders."""
     with np.errstate(all="ignore"):
         error = np.abs(got64 - ref)
     bad = check & ~(error <= allowed)
@@ -270,32 +295,4 @@ def assert_log_softmax_close(got: np.ndarray, ref: np.ndarray, context: str = ""
             f"{context}: {int(bad.sum())} element(s) beyond the bound, e.g. at {where}: "
             f"got {[got64[tuple(w)] for w in where]}, exact {[ref[tuple(w)] for w in where]}, "
             f"error {[error[tuple(w)] for w in where]}, allowed {[allowed[tuple(w)] for w in where]}"
-        )
-
-
-def assert_hard_sigmoid_close(
-    got: np.ndarray, ref: np.ndarray, x: np.ndarray, alpha: float, beta: float, context: str = ""
-) -> None:
-    """FLOAT32: |got - exact| <= 2**-22 * (|alpha*x| + |beta|) + 2**-24; FLOAT16: within 1 float16 ulp."""
-    assert got.shape == ref.shape, f"{context}: shape {got.shape} != {ref.shape}"
-    check = _check_specials(got, ref, context)
-    got64 = got.astype(np.float64)
-    if got.dtype == np.float32:
-        a, b = float32_value(alpha), float32_value(beta)
-        with np.errstate(all="ignore"):
-            allowed = 2.0**-22 * (np.abs(a * x.astype(np.float64)) + abs(b)) + 2.0**-24
-    elif got.dtype == np.float16:
-        with np.errstate(all="ignore"):
-            allowed = np.spacing(np.abs(ref).astype(np.float16)).astype(np.float64)
-    else:
-        raise AssertionError(f"{context}: unexpected dtype {got.dtype}")
-    with np.errstate(all="ignore"):
-        error = np.abs(got64 - ref)
-    bad = check & ~(error <= allowed)
-    if bad.any():
-        where = np.argwhere(bad)[:5].tolist()
-        raise AssertionError(
-            f"{context}: {int(bad.sum())} element(s) beyond the bound, e.g. at {where}: "
-            f"x {[x[tuple(w)] for w in where]}, got {[got64[tuple(w)] for w in where]}, "
-            f"exact {[ref[tuple(w)] for w in where]}, allowed {[allowed[tuple(w)] for w in where]}"
         )

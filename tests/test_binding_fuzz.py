@@ -247,7 +247,7 @@ def tensor_plan(draw, role, data_type, sizes, allow_none=False, allow_alias=Fals
         total = 2**33
     if sane:
         alignment = draw(st.sampled_from([0] * 4 + [a for a in (1, 2, 4, 8, 16, 32, 64) if a >= itemsize]))
-        offset = (alignment or 16) * draw(st.sampled_from([0, 0, 1, 2, 3]))
+        offset = max(alignment, 16) * draw(st.sampled_from([0, 0, 1, 2, 3]))
     else:
         alignment = draw(st.sampled_from([0] * 4 + [1, 2, 4, 8, 16, 32, 64, 3, 12, 24]))
         offset = draw(st.sampled_from([0] * 2 + [16, 32, 48, 64, 128, 1, 2, 4, 8, 24, 40]))
@@ -359,7 +359,7 @@ def binding_valid(plan: TensorPlan) -> bool:
     size = plan.extras["size"]
     if plan.offset + size > plan.slice_len:
         return False
-    if plan.offset % (plan.alignment or 16):
+    if plan.offset % max(plan.alignment, 16):  # the 16-byte minimum holds whatever is promised
         return False
     return size >= required_total(plan)
 

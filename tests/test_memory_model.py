@@ -840,7 +840,13 @@ def test_offset_must_be_a_multiple_of_16_without_a_guaranteed_alignment():
 def test_guaranteed_base_offset_alignment_governs_the_offset():
     raw = bytearray(np.arange(32, dtype=np.float32).tobytes())
     relaxed = hard_sigmoid_op(f32((4,), guaranteed_base_offset_alignment=4), f32((4,)), alpha=1.0, beta=0.0)
-    (out,) = execute_checked(relaxed, [dml.BufferBinding(raw, 4, 16)])  # 4 is a multiple of 4, not of 16
+    # A promise of 4-byte alignment cannot lower DirectML's 16-byte minimum for buffer tensors.
+    with pytest.raises(
+        dml.InvalidArgumentError,
+        match=rf"^{HS}: InputTensor: BufferBinding.Offset 4 is not a multiple of DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT",
+    ):
+        relaxed.execute([dml.BufferBinding(raw, 4, 16)])
+    (out,) = execute_checked(relaxed, [dml.BufferBinding(raw, 16, 16)])
     np.testing.assert_array_equal(out, [1.0, 1.0, 1.0, 1.0])
     (out,) = execute_checked(relaxed, [dml.BufferBinding(np.array([0, 0.25, 0.5, 0.75, 2], np.float32), 0, 16)])
     np.testing.assert_array_equal(out, [0, 0.25, 0.5, 0.75])

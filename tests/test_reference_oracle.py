@@ -16,6 +16,7 @@ import reference as ref
 
 import opendml as dml
 from opendml import AxisDirection, OperatorType, TensorDataType
+from opendml import functional as F
 
 T = TensorDataType
 DEVICE = dml.Device()
@@ -500,3 +501,12 @@ def test_hard_sigmoid_special_values(dtype):
     got = run_hard_sigmoid(x, -0.25, 0.5)
     assert np.isnan(got[0]) and got[1:5].astype(np.float64).tolist() == [0, 1, 0.5, 0.5]
     ref.assert_hard_sigmoid_close(got, ref.hard_sigmoid(x, -0.25, 0.5), x, -0.25, 0.5, "negative alpha")
+
+
+def test_log_softmax1_rounds_results_beyond_the_output_range_to_minus_infinity():
+    """x - max below the type's range is -inf in that type (and never a warning: the suite turns those into errors)."""
+    for dtype, big in ((np.float16, 65504), (np.float32, 3.4e38)):
+        x = np.array([big, -big], dtype)
+        out = F.activation_log_softmax1(x, axes=(0,))
+        assert out.dtype == dtype
+        assert out.tolist() == [0.0, -np.inf]

@@ -289,3 +289,53 @@ def test_strided_descriptor_bound_to_an_array_says_to_use_a_buffer_binding():
     compiled = device.compile_operator(device.create_operator(hardmax(x, desc_())))
     with pytest.raises(E, match=r"InputTensor has Strides \(4, 1\).*BufferBinding"):
         compiled.execute([np.zeros((2, 3), np.float32)])
+
+
+# --- Edges found in review --------------------------------------------------------------------------------
+
+
+def test_buffers_that_are_not_plain_memory_are_refused():
+    x = desc_(T.FLOAT32, (2,))
+    device = dml.Device()
+    compiled = device.compile_operator(
+        device.create_operator(dml.ActivationHardSigmoidOperatorDesc(input_tensor=x, output_tensor=x, alpha=1, beta=0))
+    )
+    objects = np.array([object(), object()], dtype=object)
+    with pytest.raises(E, match="OutputTensor: BufferBinding.buffer holds Python objects, not plain memory"):
+        compiled.execute([np.zeros(2, np.float32)], [dml.BufferBinding(objects)])
+    with pytest.raises(E, match="InputTensor: BufferBinding.buffer holds Python objects"):
+        compiled.execute([dml.BufferBinding(np.zeros(4, object))])
+    with pytest.raises(E, match="InputTensor: BufferBinding.buffer cannot be read as memory"):
+        compiled.execute([dml.BufferBinding(np.zeros(2, "M8[D]"))])
+
+
+def test_output_array_whose_elements_share_memory_is_refused():
+    x = desc_(T.FLOAT32, (2, 2))
+    device = dml.Device()
+    compiled = device.compile_operator(device.create_operator(hardmax(x)))
+    shared = np.lib.stride_tricks.as_strided(np.zeros(2, np.float32), shape=(2, 2), strides=(0, 4))
+    with pytest.raises(E, match="OutputTensor: the output array's Strides give dimension of size 2 a stride of 0"):
+        compiled.execute([np.ones((2, 2), np.float32)], [shared])
+    transposed = np.zeros((2, 2), np.float32).T  # distinct elements, any layout: fine
+    (out,) = compiled.execute([np.array([[1, 2], [4, 3]], np.float32)], [transposed])
+    np.testing.assert_array_equal(out, [[0, 1], [1, 0]])
+
+
+@pytest.mark.parametrize(
+    "value, ok",
+    [(3.4028235e38, True), (3.4028235677973362e38, True), (3.4028236e38, False), (-1e39, False), (float("inf"), True)],
+)
+def test_float_fields_take_what_rounds_to_a_finite_float32(value, ok):
+    x = desc_()
+    make = lambda: dml.ActivationHardSigmoidOperatorDesc(input_tensor=x, output_tensor=x, alpha=value, beta=0)  # noqa: E731
+    if ok:
+        assert make().alpha == value
+    else:
+        with pytest.raises(E, match="beyond the range of a 32-bit FLOAT"):
+            make()
+
+
+def test_many_axes_are_checked_in_linear_time():
+    axes = list(range(200_000)) + [7]
+    found = problems(hardmax(desc_(), axes=axes))
+    assert found[-1] == "DML_OPERATOR_ACTIVATION_HARDMAX1: Axes lists axis 7 more than once"

@@ -49,6 +49,8 @@ def render(readme: str) -> str:
         head, found, rest = readme.partition(begin)
         if not found:
             continue
-        _, _, tail = rest.partition(end)
+        _, found_end, tail = rest.partition(end)
+        if not found_end:
+            raise ValueError(f"{begin} has no {end}")
         readme = f"{head}{begin}\n{make()}\n{end}{tail}"
     return readme

@@ -15,7 +15,7 @@ import numpy as np
 
 from .enums import MINIMUM_BUFFER_TENSOR_ALIGNMENT
 from .errors import InvalidArgumentError
-from .tensor import UINT64_MAX, BufferTensorDesc, as_uint, numpy_dtype
+from .tensor import UINT64_MAX, BufferTensorDesc, as_uint, numpy_dtype, overlap_problem
 
 __all__ = ["BufferBinding", "TensorPlan", "check_hazards"]
 
@@ -53,7 +53,8 @@ class TensorPlan:
         self.dtype = numpy_dtype(desc.data_type)
         self.shape = desc.sizes
         self.byte_strides = tuple(s * self.dtype.itemsize for s in desc.effective_strides)
-        self.alignment = desc.guaranteed_base_offset_alignment or MINIMUM_BUFFER_TENSOR_ALIGNMENT
+        # Buffer tensors are at least 16-byte aligned; GuaranteedBaseOffsetAlignment can only promise more.
+        self.alignment = max(desc.guaranteed_base_offset_alignment, MINIMUM_BUFFER_TENSOR_ALIGNMENT)
 
     def allocate(self) -> Bound:
         """A fresh array for an output the caller left unbound (packed descriptors only)."""
@@ -89,8 +90,13 @@ class TensorPlan:
             )
         if array.shape != self.shape:
             raise InvalidArgumentError(f"{self.where} has Sizes {self.shape}, but the array's shape is {array.shape}")
-        if self.is_output and not array.flags.writeable:
-            raise InvalidArgumentError(f"{self.where}: the output array is read-only")
+        if self.is_output:
+            if not array.flags.writeable:
+                raise InvalidArgumentError(f"{self.where}: the output array is read-only")
+            if not (array.flags.c_contiguous or array.flags.f_contiguous):
+                problem = _array_overlap_problem(array)
+                if problem:
+                    raise InvalidArgumentError(f"{self.where}: the output array's {problem}")
         return self._bound_array(array)
 
     def _bound_array(self, array: np.ndarray) -> Bound:
@@ -105,6 +111,12 @@ class TensorPlan:
                 f"{self.where}: BufferBinding.buffer must support the buffer protocol (a NumPy array, bytearray, "
                 f"memoryview), not {type(binding.buffer).__name__}"
             ) from None
+        except ValueError as error:  # e.g. a datetime64 array, which NumPy cannot export as memory
+            raise InvalidArgumentError(
+                f"{self.where}: BufferBinding.buffer cannot be read as memory: {error}"
+            ) from None
+        if "O" in memory.format:  # Python object pointers: reading them as numbers, or writing them, is unsafe
+            raise InvalidArgumentError(f"{self.where}: BufferBinding.buffer holds Python objects, not plain memory")
         if not memory.c_contiguous:
             raise InvalidArgumentError(f"{self.where}: BufferBinding.buffer must be C-contiguous memory")
         if self.is_output and memory.readonly:
@@ -125,7 +137,7 @@ class TensorPlan:
         if offset % self.alignment:
             rule = (
                 f"GuaranteedBaseOffsetAlignment ({self.alignment})"
-                if self.desc.guaranteed_base_offset_alignment
+                if self.alignment > MINIMUM_BUFFER_TENSOR_ALIGNMENT
                 else f"DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT ({MINIMUM_BUFFER_TENSOR_ALIGNMENT})"
             )
             raise InvalidArgumentError(f"{self.where}: BufferBinding.Offset {offset} is not a multiple of {rule}")
@@ -174,3 +186,10 @@ def check_hazards(operator_name: str, inputs: list[Bound], outputs: list[Bound],
                     f"{operator_name}: {out.name} is bound to the same memory as {source.name}, but the operator "
                     "does not support in-place execution"
                 )
+
+
+def _array_overlap_problem(array: np.ndarray) -> str | None:
+    """Why two elements of a (non-contiguous) output array share memory, or None."""
+    if any(stride % array.itemsize for stride in array.strides):
+        return f"strides {array.strides} are not multiples of its item size ({array.itemsize} bytes)"
+    return overlap_problem(array.shape, [abs(stride) // array.itemsize for stride in array.strides])

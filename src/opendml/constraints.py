@@ -7,6 +7,7 @@ states itself (``str(rule)``) for the docs. Rules never raise on a malformed des
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -83,7 +84,7 @@ class ValidAxes:
             for i, axis in enumerate(axes)
             if axis >= dims
         ]
-        duplicates = sorted({a for a in axes if axes.count(a) > 1})
+        duplicates = sorted(axis for axis, times in Counter(axes).items() if times > 1)
         if duplicates:
             problems.append(f"{self.axes} lists axis {', '.join(map(str, duplicates))} more than once")
         return problems

@@ -374,7 +374,6 @@ _C_PREFIXES = {
     AxisDirection: "DML_AXIS_DIRECTION_",
     ExecutionFlags: "DML_EXECUTION_FLAG_",
     CreateDeviceFlags: "DML_CREATE_DEVICE_FLAG_",
-    FeatureLevel: "DML_FEATURE_LEVEL_",
     Feature: "DML_FEATURE_",
     BindingType: "DML_BINDING_TYPE_",
     GraphEdgeType: "DML_GRAPH_EDGE_TYPE_",

@@ -7,6 +7,7 @@ outputs UINT32). Compiled operators are cached per device and descriptor.
 from __future__ import annotations
 
 import functools
+import struct
 from collections.abc import Sequence
 
 import numpy as np
@@ -21,8 +22,8 @@ from .operators import (
     ArgmaxOperatorDesc,
     ElementWiseIfOperatorDesc,
 )
-from .schema import OperatorDesc
-from .tensor import BufferTensorDesc
+from .schema import FieldKind, OperatorDesc
+from .tensor import BufferTensorDesc, as_uint_tuple
 
 __all__ = [
     "activation_hardmax1",
@@ -41,12 +42,15 @@ def default_device() -> Device:
 
 
 @functools.lru_cache(maxsize=256)
-def _compiled(device: Device, desc: OperatorDesc) -> CompiledOperator:
+def _compiled(device: Device, desc: OperatorDesc, float_bits: tuple[bytes, ...]) -> CompiledOperator:
     return device.compile_operator(device.create_operator(desc))
 
 
 def _run(desc: OperatorDesc, inputs: Sequence[np.ndarray], device: Device | None) -> np.ndarray:
-    (result,) = _compiled(device or default_device(), desc).execute(list(inputs))
+    # Descriptors compare FLOATs by value (-0.0 == 0.0, NaN != NaN); the cache must tell them apart by bits.
+    floats = [getattr(desc, f.name) for f in desc.schema.fields if f.kind is FieldKind.FLOAT]
+    float_bits = tuple(struct.pack("<d", value) for value in floats)
+    (result,) = _compiled(device or default_device(), desc, float_bits).execute(list(inputs))
     return result
 
 
@@ -89,7 +93,7 @@ def argmax(
 ) -> np.ndarray:
     """ARGMAX over ``axes``; the result keeps x's rank with the reduced dimensions of size 1."""
     source = BufferTensorDesc.like(_array(x, "x"))
-    reduced = {int(a) for a in axes if isinstance(a, (int, np.integer))}
+    reduced = set(as_uint_tuple(axes, "DML_OPERATOR_ARGMAX: Axes"))
     sizes = tuple(1 if d in reduced else s for d, s in enumerate(source.sizes))
     desc = ArgmaxOperatorDesc(
         input_tensor=source,

@@ -93,8 +93,11 @@ class TensorSupport:
     max_dims: int
     data_types: tuple[TensorDataType, ...]
 
+    def allows_dimension_count(self, dimension_count: int) -> bool:
+        return self.min_dims <= dimension_count <= self.max_dims
+
     def allows(self, desc: BufferTensorDesc) -> bool:
-        return self.min_dims <= desc.dimension_count <= self.max_dims and desc.data_type in self.data_types
+        return self.allows_dimension_count(desc.dimension_count) and desc.data_type in self.data_types
 
     @property
     def dims_text(self) -> str:
@@ -189,7 +192,9 @@ def _normalise(spec: FieldSpec, value: Any, what: str) -> Any:
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
             raise InvalidArgumentError(f"{what} must be a number (FLOAT), not {type(value).__name__} {value!r}")
         number = float(value)
-        if math.isfinite(number) and abs(number) > 3.4028234663852886e38:
+        with np.errstate(over="ignore"):
+            overflows = math.isfinite(number) and math.isinf(np.float32(number))
+        if overflows:  # C would round it to infinity (values that round to FLT_MAX are fine)
             raise InvalidArgumentError(f"{what} is {number}, beyond the range of a 32-bit FLOAT")
         return number
     raise AssertionError(spec.kind)

@@ -258,9 +258,9 @@ def tensor_desc_problems(desc: BufferTensorDesc) -> list[str]:
     return problems
 
 
-def output_overlap_problem(desc: BufferTensorDesc) -> str | None:
-    """A message when two elements of ``desc`` share memory (invalid for an output), else None."""
-    dims = sorted((t, s) for s, t in zip(desc.sizes, desc.effective_strides) if s > 1)
+def overlap_problem(sizes: Sequence[int], strides: Sequence[int]) -> str | None:
+    """A message when two elements of a tensor with these sizes and strides (in elements) share memory."""
+    dims = sorted((t, s) for s, t in zip(sizes, strides) if s > 1)
     extent = 0  # elements spanned by the dimensions checked so far, minus one
     for stride, size in dims:
         if stride == 0:
@@ -271,14 +271,19 @@ def output_overlap_problem(desc: BufferTensorDesc) -> str | None:
     else:
         return None
     # Strides interleave: decide exactly by listing every element's offset (bounded by the element cap).
-    if desc.element_count <= 1 << 22:
+    if math.prod(sizes) <= 1 << 22:
         offsets = np.zeros(1, dtype=np.int64)
-        for size, stride in zip(desc.sizes, desc.effective_strides):
+        for size, stride in zip(sizes, strides):
             offsets = (offsets[:, None] + np.arange(size, dtype=np.int64) * stride).ravel()
         if np.unique(offsets).size == offsets.size:
             return None
-        return f"Strides {desc.effective_strides} map two elements of Sizes {desc.sizes} to the same memory"
+        return f"Strides {tuple(strides)} map two elements of Sizes {tuple(sizes)} to the same memory"
     return (
-        f"Strides {desc.effective_strides} interleave dimensions of Sizes {desc.sizes}; opendml cannot prove that "
+        f"Strides {tuple(strides)} interleave dimensions of Sizes {tuple(sizes)}; opendml cannot prove that "
         "no two output elements share memory for a tensor this large"
     )
+
+
+def output_overlap_problem(desc: BufferTensorDesc) -> str | None:
+    """A message when two elements of ``desc`` share memory (invalid for an output), else None."""
+    return overlap_problem(desc.sizes, desc.effective_strides)

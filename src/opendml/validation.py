@@ -6,8 +6,8 @@ message names the operator, the field, the rule and (where it matters) the featu
 
 from __future__ import annotations
 
-from .enums import FeatureLevel, TensorFlags
-from .schema import FieldKind, OperatorDesc, OperatorSchema
+from .enums import TENSOR_DIMENSION_COUNT_MAX1, FeatureLevel, TensorDataType, TensorFlags
+from .schema import FieldKind, FieldSpec, OperatorDesc, OperatorSchema
 from .tensor import BufferTensorDesc, output_overlap_problem, tensor_desc_problems
 
 __all__ = ["operator_problems"]
@@ -25,45 +25,43 @@ def operator_problems(desc: OperatorDesc, feature_level: FeatureLevel) -> list[s
     problems = []
     for spec in schema.fields:
         if spec.is_tensor:
-            tensor = getattr(desc, spec.name)
-            problems += [
-                f"{spec.c_name}.{p}" if p[0].isupper() else f"{spec.c_name} {p}" for p in tensor_desc_problems(tensor)
-            ]
-            if tensor.flags & TensorFlags.OWNED_BY_DML:
-                problems.append(
-                    f"{spec.c_name}.Flags has DML_TENSOR_FLAG_OWNED_BY_DML; opendml binds every tensor at "
-                    "execution and has no operator initializer for DirectML-owned tensors"
-                )
-            problems += _support_problems(schema, spec.c_name, tensor, feature_level)
-            if spec.kind is FieldKind.OUTPUT_TENSOR:
-                overlap = output_overlap_problem(tensor)
-                if overlap:
-                    problems.append(f"{spec.c_name}: {overlap}; an output may not write one address twice")
+            problems += _tensor_problems(schema, spec, getattr(desc, spec.name), feature_level)
     for rule in schema.constraints:
         problems += rule.check(desc)
     return [prefix + p for p in problems]
 
 
-def _support_problems(
-    schema: OperatorSchema, c_name: str, tensor: BufferTensorDesc, feature_level: FeatureLevel
+def _tensor_problems(
+    schema: OperatorSchema, spec: FieldSpec, tensor: BufferTensorDesc, feature_level: FeatureLevel
 ) -> list[str]:
-    """Check one tensor against the "Tensor support" row in force; say which level would accept it."""
-    support = schema.support_row(feature_level).tensors[c_name]
-    problems = []
-    if not support.min_dims <= tensor.dimension_count <= support.max_dims:
-        later = _first_level(
-            schema, feature_level, c_name, lambda s: s.min_dims <= tensor.dimension_count <= s.max_dims
-        )
+    """One tensor: the rules every buffer tensor obeys, then the "Tensor support" row in force at the level."""
+    name = spec.c_name
+    problems = [f"{name}.{p}" if p[0].isupper() else f"{name} {p}" for p in tensor_desc_problems(tensor)]
+    if tensor.flags & TensorFlags.OWNED_BY_DML:
         problems.append(
-            f"{c_name}.DimensionCount {tensor.dimension_count} is not supported at {feature_level.c_name} "
+            f"{name}.Flags has DML_TENSOR_FLAG_OWNED_BY_DML; opendml binds every tensor at execution and has no "
+            "operator initializer for DirectML-owned tensors"
+        )
+    support = schema.support_row(feature_level).tensors[name]
+    # A dimension count outside 1..8 or an UNKNOWN type is already reported above: say it once.
+    if 1 <= tensor.dimension_count <= TENSOR_DIMENSION_COUNT_MAX1 and not support.allows_dimension_count(
+        tensor.dimension_count
+    ):
+        later = _first_level(schema, feature_level, name, lambda s: s.allows_dimension_count(tensor.dimension_count))
+        problems.append(
+            f"{name}.DimensionCount {tensor.dimension_count} is not supported at {feature_level.c_name} "
             f"(supported: {support.dims_text}){later}"
         )
-    if tensor.data_type not in support.data_types:
-        later = _first_level(schema, feature_level, c_name, lambda s: tensor.data_type in s.data_types)
+    if tensor.data_type != TensorDataType.UNKNOWN and tensor.data_type not in support.data_types:
+        later = _first_level(schema, feature_level, name, lambda s: tensor.data_type in s.data_types)
         problems.append(
-            f"{c_name}.DataType {tensor.data_type.name} is not supported at {feature_level.c_name} "
+            f"{name}.DataType {tensor.data_type.name} is not supported at {feature_level.c_name} "
             f"(supported: {support.types_text}){later}"
         )
+    if spec.kind is FieldKind.OUTPUT_TENSOR:
+        overlap = output_overlap_problem(tensor)
+        if overlap:
+            problems.append(f"{name}: {overlap}; an output may not write one address twice")
     return problems
 
 

@@ -35,7 +35,7 @@ def log_softmax1(desc, inputs, outputs) -> None:
         count = is_max.sum(axis=axes, keepdims=True)
         log_sum = np.where(count > 0, np.log(count) + np.log1p(rest / count), np.nan)
         shifted -= log_sum
-    np.copyto(out, shifted, casting="same_kind")
+        np.copyto(out, shifted, casting="same_kind")  # beyond the output type's range rounds to -inf
 
 
 def hard_sigmoid(desc, inputs, outputs) -> None:
@@ -44,7 +44,7 @@ def hard_sigmoid(desc, inputs, outputs) -> None:
     alpha, beta = np.float32(desc.alpha), np.float32(desc.beta)
     with np.errstate(all="ignore"):
         if out.dtype == np.float32:
-            np.multiply(x, alpha, out=out)  # safe when out is x: element-wise, each element read before written
+            np.multiply(x, alpha, out=out)  # in place (out is x) is safe: NumPy handles overlapping operands
             np.add(out, beta, out=out)
             np.clip(out, np.float32(0), np.float32(1), out=out)
         else:

@@ -339,3 +339,15 @@ def test_many_axes_are_checked_in_linear_time():
     axes = list(range(200_000)) + [7]
     found = problems(hardmax(desc_(), axes=axes))
     assert found[-1] == "DML_OPERATOR_ACTIVATION_HARDMAX1: Axes lists axis 7 more than once"
+
+
+def test_absurdly_large_descriptors_are_refused_quickly():
+    huge = desc_(T.FLOAT32, (2**32 - 1,) * 400_000)  # 400000 dimensions of the largest UINT
+    found = problems(hardmax(huge, axes=[0] * 400_000))
+    assert found[0] == (
+        "DML_OPERATOR_ACTIVATION_HARDMAX1: InputTensor.DimensionCount is 400000, but it must be 1 to 8 "
+        "(DML_TENSOR_DIMENSION_COUNT_MAX1)"
+    )
+    assert "DML_OPERATOR_ACTIVATION_HARDMAX1: Axes lists axis 0 more than once" in found
+    out = desc_(T.UINT32, (1,) * 400_000)
+    assert any("DimensionCount is 400000" in p for p in problems(argmax(huge, out, axes=[0] * 400_000)))

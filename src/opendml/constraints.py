@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .enums import TensorDataType
+from .enums import TENSOR_DIMENSION_COUNT_MAX1, TensorDataType
 from .tensor import numpy_dtype
 
 __all__ = ["Same", "ValidAxes", "ReducedOutputSizes", "IndexFitsOutput"]
@@ -136,9 +136,9 @@ class IndexFitsOutput:
 
     def check(self, desc) -> list[str]:
         source, target = _get(desc, self.input), _get(desc, self.output)
-        axes = [a for a in _get(desc, self.axes) if a < source.dimension_count]
-        if target.data_type not in _INTEGER_TYPES:
-            return []  # a non-integer output type is reported by the support table
+        axes = {a for a in _get(desc, self.axes) if a < source.dimension_count}  # repeats are reported elsewhere
+        if target.data_type not in _INTEGER_TYPES or source.dimension_count > TENSOR_DIMENSION_COUNT_MAX1:
+            return []  # reported by the support table and the tensor rules
         limit = int(np.iinfo(numpy_dtype(target.data_type)).max)
         largest = math.prod(source.sizes[a] for a in axes) - 1
         if largest > limit:

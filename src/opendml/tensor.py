@@ -97,7 +97,9 @@ def calc_buffer_tensor_size(
     if bits == 0:
         return 0
     if strides is None:
-        count = math.prod(sizes) & UINT64_MAX
+        count = 1
+        for size in sizes:  # wrap as the UINT64 product does (and never build a huge integer)
+            count = (count * size) & UINT64_MAX
     else:
         index_of_last = 0
         for size, stride in zip(sizes, strides):

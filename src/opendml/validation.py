@@ -58,7 +58,7 @@ def _tensor_problems(
             f"{name}.DataType {tensor.data_type.name} is not supported at {feature_level.c_name} "
             f"(supported: {support.types_text}){later}"
         )
-    if spec.kind is FieldKind.OUTPUT_TENSOR:
+    if spec.kind is FieldKind.OUTPUT_TENSOR and not problems:  # the overlap proof needs a well-formed tensor
         overlap = output_overlap_problem(tensor)
         if overlap:
             problems.append(f"{name}: {overlap}; an output may not write one address twice")

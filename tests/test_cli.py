@@ -1,13 +1,14 @@
 """The ``opendml`` command as a user runs it: ``python -m opendml`` and the installed console script."""
 
 import json
+import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from dxdispatch_support import DML_REDUCE, buffer, model, prints, run, write
+from dxdispatch_support import DML_REDUCE, buffer, model, prints, run, sigmoid_model, write
 
 from opendml.dxdispatch import bundled_models, models_dir
 
@@ -52,6 +53,40 @@ def test_examples_show_each_bundled_model_with_its_input_and_output(capsys):
         description = json.loads(path.read_text())["description"]
         expected += f"# {name}.json: {description}\n{run(capsys, 'run', path, '--print-format', 'numbers')[1]}\n"
     assert out == expected
+
+
+def test_a_reader_that_stops_reading_ends_the_command_quietly():
+    """``opendml examples | head -1``: stdout is a pipe nobody reads; exit 141 as SIGPIPE would, no traceback."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    with os.fdopen(write_end, "wb") as stdout:
+        done = subprocess.run([sys.executable, "-m", "opendml", "examples"], stdout=stdout, stderr=subprocess.PIPE)
+    assert (done.returncode, done.stderr) == (141, b"")
+
+
+def test_when_stderr_loses_its_reader_stdout_keeps_its_output(tmp_path):
+    path = write(tmp_path, sigmoid_model(sizeInByte=12))  # a misspelt member: a warning on stderr
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    with os.fdopen(write_end, "wb") as stderr:
+        done = subprocess.run([sys.executable, "-m", "opendml", "run", path], stdout=subprocess.PIPE, stderr=stderr)
+    assert (done.returncode, done.stdout) == (141, b"Resource 'x': -1, 0, 1\nResource 'y': 0.3, 0.5, 0.7\n")
+
+
+@pytest.mark.parametrize(
+    "name, encoding, line",
+    [
+        ("\ud800", "utf-8", b"Resource '\\ud800': 1\n"),  # a lone surrogate, which no encoding writes
+        ("\u00e9", "ascii", b"Resource '\\xe9': 1\n"),
+        ("\u00e9", "utf-8", b"Resource '\xc3\xa9': 1\n"),  # what the stream encodes is written as it is
+    ],
+)
+def test_names_the_output_cannot_encode_are_escaped(tmp_path, name, encoding, line):
+    path = write(tmp_path, model({name: buffer("UINT8", [1])}, {}, prints(name)))  # JSON escapes: "\\ud800"
+    env = os.environ | {"PYTHONIOENCODING": encoding}
+    done = subprocess.run([sys.executable, "-m", "opendml", "run", path, "--print-format", "numbers"],
+                          capture_output=True, env=env)  # fmt: skip
+    assert (done.returncode, done.stdout, done.stderr) == (0, line, b"")
 
 
 def test_examples_print_bytes_as_numbers():
@@ -122,7 +157,7 @@ def console_blocks(text):
 
 
 def test_the_json_runner_doc_shows_true_commands_and_outputs(capsys, tmp_path, monkeypatch):
-    """The complete model of docs/json-runner.md, its two edits and dml_reduce.json print what the doc says."""
+    """The README's JSON runner model, its two edits and dml_reduce.json print what the README says."""
     text = DOC.read_text()
     model_text = re.search(r"```jsonc\n(.*?)```", text, re.S).group(1)
     files = [

@@ -3,6 +3,8 @@
 import pytest
 from dxdispatch_support import DML_REDUCE, run, write
 
+from opendml.dxdispatch.resources import Resource
+
 SIGMOID = """{
     "resources": {
         "x": {"initialValuesDataType": "FLOAT32", "initialValues": [-1, 0, 1]},
@@ -44,6 +46,30 @@ HARDMAX = """{
     },
     "commands": [
         {"type": "dispatch", "dispatchable": "hm", "bindings": {"InputTensor": "input", "OutputTensor": "output"}},
+        {"type": "print", "resource": "output"}
+    ]
+}
+"""
+
+ARGMAX = """{
+    "resources": {
+        "input": {"initialValuesDataType": "FLOAT32", "initialValues": [1, 2, 3, 3, 0, 4, 2, 5, 2]},
+        "output": {"initialValuesDataType": "UINT32", "initialValues": {"valueCount": 3, "value": 0}}
+    },
+    "dispatchables": {
+        "am": {
+            "type": "ARGMAX",
+            "desc": {
+                "InputTensor": {"DataType": "FLOAT32", "Sizes": [3, 3]},
+                "OutputTensor": {"DataType": "UINT32", "Sizes": [3, 1]},
+                "AxisCount": 1,
+                "Axes": [1],
+                "AxisDirection": "INCREASING"
+            }
+        }
+    },
+    "commands": [
+        {"type": "dispatch", "dispatchable": "am", "bindings": {"InputTensor": "input", "OutputTensor": "output"}},
         {"type": "print", "resource": "output"}
     ]
 }
@@ -310,6 +336,50 @@ BROKEN = {
             "ACTIVATION_HARD_SIGMOID)"
         ],
     ),
+    "problems that name a field in the middle of the message are located at it": (
+        edit(
+            ARGMAX,
+            '"Sizes": [3, 3]}',
+            '"Sizes": [46341, 46341]}',
+            '{"DataType": "UINT32", "Sizes": [3, 1]}',
+            '{"DataType": "INT32", "Sizes": [1, 3]}',
+            '"AxisCount": 1',
+            '"AxisCount": 2',
+            '"Axes": [1]',
+            '"Axes": [0, 1]',
+        ),
+        [
+            "model.json:11:68: dispatchables.am.desc.OutputTensor.Sizes[1]: DML_OPERATOR_ARGMAX: expected "
+            "OutputTensor.Sizes[1] to be 1 since dimension 1 is reduced, but 3 was provided",
+            "model.json:11:46: dispatchables.am.desc.OutputTensor.DataType: DML_OPERATOR_ARGMAX: the reduced "
+            "dimensions hold 2147488281 elements, so indices up to 2147488280 do not fit in OutputTensor.DataType "
+            "INT32 (max 2147483647)",
+        ],
+    ),
+    "a file path with a NUL character": (
+        edit(
+            SIGMOID,
+            '{"type": "print", "resource": "y"}',
+            '{"type": "writeFile", "resource": "y", "targetPath": "a\\u0000b.npy"}',
+        ),
+        ["model.json:19:62: commands[1].targetPath: a file path cannot contain the NUL character (\\u0000)"],
+    ),
+    "a valueCount of 16 GB (the resources of a model hold at most 4 GiB)": (
+        edit(SIGMOID, '"valueCount": 3', '"valueCount": 4000000000'),
+        [
+            "model.json:4:83: resources.y.initialValues.valueCount: 4000000000 values of FLOAT32 take 16000000000 "
+            "bytes, more than the 4294967284 bytes left of the 4 GiB (4294967296 bytes) that the resources of a "
+            "model may hold in all"
+        ],
+    ),
+    ".npy dimensions beyond NumPy's 32": (
+        edit(
+            SIGMOID,
+            '{"type": "print", "resource": "y"}',
+            '{"type": "writeFile", "resource": "y", "targetPath": "y.npy", "dimensions": [' + "1, " * 33 + "1]}",
+        ),
+        ["model.json:19:85: commands[1].dimensions: dimensions has 34 elements; a .npy array has at most 32"],
+    ),
 }
 
 
@@ -392,3 +462,55 @@ def test_warnings_do_not_fail_a_model(capsys, tmp_path, monkeypatch):
         "opendml: warning: model.json:19:37: commands[1].verbos: a print command has no field 'verbos'; it is "
         "ignored; did you mean verbose?\n",
     )
+
+
+def test_a_model_file_too_large_to_read_is_a_usage_error(capsys, tmp_path, monkeypatch):
+    """16 MiB at most: parsing costs memory per value, and /dev/zero never ends."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "big.json").write_text(" " * (16 * 2**20) + "{}")
+    message = "it is larger than 16777216 bytes (16 MiB), the most opendml reads\n"
+    for path in ("big.json", "/dev/zero"):
+        assert run(capsys, "run", path) == (2, "", f"opendml: error: cannot read the model {path!r}: {message}")
+
+
+def test_thousands_of_errors_are_located_in_linear_time(capsys, tmp_path, monkeypatch):
+    """Each error's line and column are found by bisection, its array element directly (50000 errors: ~1 s)."""
+    count = 50_000
+    axes = ",\n".join(str(axis) for axis in range(3, count + 3))
+    text = edit(HARDMAX, '"AxisCount": 2', f'"AxisCount": {count}', '"Axes": [0, 2]', f'"Axes": [{axes}]')
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, text)
+    status, out, err = run(capsys, "validate", "model.json")
+    lines = err.splitlines()
+    assert (status, out, len(lines)) == (1, "", count)
+    assert lines[-1] == (
+        f"opendml: error: model.json:{count + 12}:1: dispatchables.hm.desc.Axes[{count - 1}]: "
+        f"DML_OPERATOR_ACTIVATION_HARDMAX1: Axes[{count - 1}] is {count + 2}, outside [0, 2] "
+        "(InputTensor.DimensionCount is 3)"
+    )
+
+
+def test_did_you_mean_is_offered_for_the_first_ten_unknown_references_only(capsys, tmp_path, monkeypatch):
+    """Each hint compares the name with every resource: a model of thousands of wrong names stays linear."""
+    resources = ", ".join(f'"r{i}": {{"initialValuesDataType": "UINT8", "initialValues": [1]}}' for i in range(3000))
+    commands = ", ".join(f'{{"type": "print", "resource": "r{i}x"}}' for i in range(3000))
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, f'{{"resources": {{{resources}}}, "dispatchables": {{}}, "commands": [{commands}]}}')
+    status, _, err = run(capsys, "validate", "model.json")
+    lines = err.splitlines()
+    assert (status, len(lines)) == (1, 3000)
+    assert lines[9].endswith("print resource 'r9x', which does not exist in the model; did you mean 'r9'?")
+    assert lines[10].endswith("print resource 'r10x', which does not exist in the model")
+
+
+def test_running_out_of_memory_is_reported_without_a_traceback(capsys, tmp_path, monkeypatch):
+    """The resources fit in 4 GiB, but a machine may have less."""
+
+    def no_memory(self):
+        raise MemoryError
+
+    monkeypatch.setattr(Resource, "allocate", no_memory)
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, SIGMOID)
+    expected = "opendml: error: model.json: not enough memory to run the model\n"
+    assert run(capsys, "run", "model.json") == (1, "", expected)

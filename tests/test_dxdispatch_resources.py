@@ -1,5 +1,7 @@
 """Resources: every initializer form, the buffer size rules and DxDispatch's FLOAT16 conversion."""
 
+import os
+
 import numpy as np
 import pytest
 from dxdispatch_support import buffer, run_model, sigmoid_model, write
@@ -295,3 +297,64 @@ def test_float16_truncation_differs_from_numpy_rounding_and_prints_as_dxdispatch
     assert status == 0
     assert out.splitlines()[0] == "Resource 'x': 0.699707, 65504, inf"
     assert np.float16(0.7).view("<u2") == 0x399A  # NumPy rounds to nearest
+
+
+# Limits: the resources of a model hold at most 4 GiB, checked before anything is allocated.
+
+_CAP = "the 4 GiB (4294967296 bytes) that the resources of a model may hold in all"
+
+
+@pytest.mark.parametrize(
+    "resources, message",
+    [
+        ({"r": buffer("UINT8", [1], sizeInBytes=2**40)},
+         f"resources.r.sizeInBytes: sizeInBytes is 1099511627776 bytes, more than {_CAP}"),
+        ({"r": buffer("UINT8", [1], sizeInBytes=2**63)},
+         f"resources.r.sizeInBytes: sizeInBytes is 9223372036854775808 bytes, more than {_CAP}"),
+        ({"r": buffer("UINT32", {"valueCount": 4_000_000_000, "value": 0})},
+         f"resources.r.initialValues.valueCount: 4000000000 values of UINT32 take 16000000000 bytes, more than {_CAP}"),
+        ({"r": buffer("FLOAT64", {"valueCount": 2**29 + 1, "valueStart": 0, "valueDelta": 1})},
+         f"resources.r.initialValues.valueCount: 536870913 values of FLOAT64 take 4294967304 bytes, more than {_CAP}"),
+        ({"a": buffer("UINT8", [1], sizeInBytes=2**32 - 8), "b": buffer("UINT32", {"valueCount": 3, "value": 0})},
+         "resources.b.initialValues.valueCount: 3 values of UINT32 take 12 bytes, more than the 8 bytes left of "
+         f"{_CAP}"),
+        ({"a": buffer("UINT8", [1], sizeInBytes=2**32 - 2), "b": buffer("UINT8", [1, 2, 3])},
+         f"resources.b.initialValues: the initial values take 4 bytes, more than the 2 bytes left of "
+         f"{_CAP}"),
+    ],
+)  # fmt: skip
+def test_resource_sizes_are_capped_before_anything_is_allocated(tmp_path, resources, message):
+    assert errors(tmp_path, resources) == [message]
+
+
+def test_a_source_file_must_be_a_regular_file_that_fits(tmp_path):
+    os.mkfifo(tmp_path / "fifo.bin")  # reading it would wait for a writer forever
+    with open(tmp_path / "huge.bin", "wb") as sparse:
+        sparse.truncate(2**32 + 1)
+    problems = errors(
+        tmp_path,
+        {
+            "a": buffer("UINT8", {"sourcePath": "fifo.bin"}),
+            "b": buffer("UINT8", {"sourcePath": "huge.bin"}),
+            "c": buffer("UINT8", {"sourcePath": "/dev/zero"}),
+            "d": buffer("UINT8", {"sourcePath": "a\0b.bin"}),
+            "e": buffer("UINT8", {"sourcePath": "\ud800.bin"}),  # a lone surrogate: no file name
+        },
+    )
+    assert problems == [
+        f"resources.a.initialValues.sourcePath: '{tmp_path / 'fifo.bin'}' is not a regular file",
+        f"resources.b.initialValues.sourcePath: '{tmp_path / 'huge.bin'}' holds 4294967297 bytes, more than {_CAP}",
+        "resources.c.initialValues.sourcePath: '/dev/zero' is not a regular file",
+        "resources.d.initialValues.sourcePath: a file path cannot contain the NUL character (\\u0000)",
+        "resources.e.initialValues.sourcePath: the file path cannot be encoded in utf-8: surrogates not allowed",
+    ]
+
+
+def test_long_sequences_are_computed_without_a_python_loop_per_value(tmp_path):
+    """FLOAT16 sums truncate, so the values stop changing (1 + 2048 is 2048); integers wrap every 2**bits."""
+    half = resource(tmp_path, "FLOAT16", {"valueCount": 10_000_000, "valueStart": 0, "valueDelta": 1})
+    values = np.frombuffer(half.initial_values, np.float16)
+    assert values[:2050].tolist() == list(range(2049)) + [2048]
+    assert (values[2048:] == 2048).all()
+    byte = resource(tmp_path, "UINT8", {"valueCount": 1000, "valueStart": 7, "valueDelta": 3})
+    assert values_of(byte) == [(7 + 3 * i) % 256 for i in range(1000)]

@@ -8,13 +8,16 @@
 
 Results go to stdout; warnings and errors to stderr, as ``opendml: error: <file>:<line>:<column>: <JSON path>:
 <message>``. Exit status: 0 success, 1 an invalid model or operator (or a failed run), 2 a usage error (bad
-arguments, a model file that cannot be read).
+arguments, a model file that cannot be read), 141 when the reader of stdout went away (``opendml examples |
+head -1``), as for a command that SIGPIPE ends.
 """
 
 from __future__ import annotations
 
 import argparse
+import codecs
 import functools
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -23,6 +26,7 @@ from .device import Device
 from .dxdispatch import (
     Diagnostics,
     InvalidModel,
+    Location,
     ModelError,
     PrintFormat,
     Session,
@@ -35,6 +39,7 @@ from .enums import FeatureLevel
 __all__ = ["main"]
 
 EXIT_OK, EXIT_INVALID, EXIT_USAGE = 0, 1, 2
+EXIT_BROKEN_PIPE = 128 + 13  # what a shell reports for a command ended by SIGPIPE
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -44,7 +49,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as stop:  # --help, or a usage error argparse has already reported
         return stop.code if isinstance(stop.code, int) else EXIT_USAGE
     _keep_raw_bytes(sys.stdout)
-    return args.handler(args)
+    try:
+        status = args.handler(args)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # A reader stopped reading: stop quietly, as a command that SIGPIPE ends. The stream that lost its reader
+        # is pointed at devnull, so that Python's final flush does not complain (the recipe of the documentation
+        # of Python's signal module); the other one keeps what was written to it.
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except BrokenPipeError:
+                os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+        return EXIT_BROKEN_PIPE
+    return status
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -157,6 +175,8 @@ def _check(
             pass
         except ModelError as error:  # a dispatch that failed while running
             diagnostics.errors.append(error)
+        except MemoryError:  # the resources fit in MAX_RESOURCE_BYTES, but not in this machine's memory
+            diagnostics.errors.append(ModelError(Location(name or str(path)), "not enough memory to run the model"))
     for warning in diagnostics.warnings:
         print(f"opendml: warning: {warning}", file=sys.stderr)
     for error in diagnostics.errors:
@@ -165,7 +185,20 @@ def _check(
 
 
 def _keep_raw_bytes(stream) -> None:
-    """Let ``print`` write INT8/UINT8 values as the raw bytes DxDispatch writes (see printing.format_value)."""
+    """Let ``print`` write INT8/UINT8 values as the raw bytes DxDispatch writes (see printing.format_value), and
+    escape what the stream cannot encode (a resource named ``"\\ud800"``) rather than fail."""
     reconfigure = getattr(stream, "reconfigure", None)
     if reconfigure is not None:
-        reconfigure(errors="surrogateescape")
+        reconfigure(errors=_RAW_BYTES_OR_ESCAPES)
+
+
+def _raw_bytes_or_escapes(error: UnicodeError) -> tuple[str | bytes, int]:
+    try:
+        return _SURROGATE_ESCAPE(error)
+    except UnicodeError:
+        return _BACKSLASH_REPLACE(error)
+
+
+_SURROGATE_ESCAPE, _BACKSLASH_REPLACE = codecs.lookup_error("surrogateescape"), codecs.lookup_error("backslashreplace")
+_RAW_BYTES_OR_ESCAPES = "opendml.raw_bytes_or_escapes"
+codecs.register_error(_RAW_BYTES_OR_ESCAPES, _raw_bytes_or_escapes)

@@ -2,7 +2,8 @@
 
 DxDispatch is DirectML's tool for running operators described in JSON: resources (byte buffers with initial
 values), dispatchables (an operator type and its descriptor, with the C field names) and commands (dispatch,
-print, writeFile). The format and every default are in docs/json-runner.md; in code::
+print, writeFile). The format and every default are in the README, section "Running JSON operator models";
+in code::
 
     from opendml import Device
     from opendml.dxdispatch import PrintFormat, Session, load_model

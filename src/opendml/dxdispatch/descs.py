@@ -155,22 +155,26 @@ def read_operator_desc(dispatchable: Node) -> OperatorDesc:
         raise locate_problem(fields, str(error), fields).error(str(error)) from None
 
 
-_FIELD_REFERENCE = re.compile(r"(?:DML_OPERATOR_\w+: )?([A-Z]\w*)(?:\.([A-Z]\w*))?(?:\[(\d+)\])?")
+_FIELD_REFERENCE = re.compile(r"\b([A-Z]\w*)(?:\.([A-Z]\w*))?(?:\[(\d+)\])?")
 
 
 def locate_problem(fields: Node, problem: str, elsewhere: Node) -> Node:
-    """The JSON value a validation problem is about: ``InputTensor.Sizes[1] is 0`` -> ``...InputTensor.Sizes[1]``.
+    """The JSON value a validation problem is about: the first descriptor field the message names.
 
-    Problems from :mod:`opendml.validation` start with the C field they concern; the others (the operator's
-    feature level) are located at ``elsewhere``.
+    ``InputTensor.Sizes[1] is 0`` -> ``...InputTensor.Sizes[1]``; ``expected OutputTensor.Sizes[1] to be 1`` ->
+    ``...OutputTensor.Sizes[1]``; ``Axes lists axis 0 more than once`` -> ``...Axes``. A member or element the
+    model does not write (a computed ``TotalTensorSizeInBytes``) is located at its tensor or array; a problem
+    that names no field (the operator's feature level) at ``elsewhere``.
     """
-    match = _FIELD_REFERENCE.match(problem)
-    target = fields.get(match.group(1)) if match else None
-    if target is None:
+    for match in _FIELD_REFERENCE.finditer(problem):
+        name, member, index = match.groups()
+        target = fields.get(name)
+        if target is not None:
+            break
+    else:
         return elsewhere
-    _, member, index = match.groups()
     if member is not None and isinstance(target.value, dict):
         target = buffer_desc_node(target).get(member) or target
     if index is not None and isinstance(target.value, list) and int(index) < len(target.value):
-        target = target.elements()[int(index)]
+        target = target.element(int(index))
     return target

@@ -14,20 +14,32 @@ a :class:`~opendml.dxdispatch.errors.ModelError` that says where, what was expec
 
 from __future__ import annotations
 
+import bisect
 import difflib
+import errno
+import functools
 import json
 import math
+import os
 import re
 import sys
+from array import array
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
 from .errors import Diagnostics, Location, ModelError
 
-__all__ = ["Document", "Node", "parse", "read", "path_text", "describe", "closest"]
+__all__ = ["Document", "Node", "parse", "read", "path_text", "describe", "closest", "MAX_MODEL_BYTES"]
+
+#: The largest model file read (16 MiB). Parsing costs about 200 bytes of memory and a few microseconds per value;
+#: large data belongs in a ``sourcePath`` file. It also stops a path such as /dev/zero.
+MAX_MODEL_BYTES = 16 * 2**20
 
 JsonPath = tuple[str | int, ...]
+#: Where the members of each object (name -> offset) and the elements of each array start in the text, by the
+#: id() of the object or array (the parsed values hold them all, so the ids stay unique).
+Offsets = dict[int, "dict[str, int] | array[int]"]
 T = TypeVar("T")
 
 _SKIP = re.compile(r"(?:[ \t\r\n]+|//[^\n]*|/\*.*?\*/)*", re.S)
@@ -70,25 +82,44 @@ def describe(value: Any) -> str:
     return "an array" if isinstance(value, list) else "an object"
 
 
+class _Lines:
+    """The line and column of an offset in a text, found by bisection: a model with many errors is located fast."""
+
+    def __init__(self, name: str, text: str):
+        self.name = name
+        self.newlines = array("q", (match.start() for match in re.finditer("\n", text)))
+
+    def location(self, offset: int, path: str = "") -> Location:
+        line = bisect.bisect_left(self.newlines, offset)  # the newlines before ``offset``
+        start = self.newlines[line - 1] + 1 if line else 0
+        return Location(self.name, path, line + 1, offset - start + 1)
+
+
 class Document:
     """A parsed model file: its root value and the position of every value in the text."""
 
-    def __init__(self, name: str, text: str, value: Any, positions: dict[JsonPath, int], diagnostics: Diagnostics):
+    def __init__(self, name: str, text: str, value: Any, start: int, offsets: Offsets, diagnostics: Diagnostics):
         self.name = name
         self.text = text
-        self.positions = positions
+        self.start = start  # the offset of the root value
+        self.offsets = offsets
         self.diagnostics = diagnostics
         self.root = Node(self, (), value)
 
+    @functools.cached_property
+    def lines(self) -> _Lines:
+        return _Lines(self.name, self.text)
+
     def location(self, path: JsonPath, anchor: JsonPath | None = None) -> Location:
         """Where ``path`` is; a missing member is located at its object (``anchor``)."""
-        return _location(self.name, self.text, self.positions[path if anchor is None else anchor], path_text(path))
+        return self.lines.location(self.offset(path if anchor is None else anchor), path_text(path))
 
-
-def _location(name: str, text: str, offset: int, path: str = "") -> Location:
-    line = text.count("\n", 0, offset) + 1
-    column = offset - text.rfind("\n", 0, offset)
-    return Location(name, path, line, column)
+    def offset(self, path: JsonPath) -> int:
+        """Where the value at ``path`` starts in the text."""
+        offset, value = self.start, self.root.value
+        for step in path:
+            offset, value = self.offsets[id(value)][step], value[step]
+        return offset
 
 
 def parse(text: str, name: str, diagnostics: Diagnostics | None = None) -> Document:
@@ -97,26 +128,36 @@ def parse(text: str, name: str, diagnostics: Diagnostics | None = None) -> Docum
     start = parser.skip(0)
     if start == len(text):
         raise parser.error(start, "the document is empty; expected a JSON object")
-    value, _ = parser.value(start, ())
-    return Document(name, text, value, parser.positions, diagnostics or Diagnostics())
+    value, _ = parser.value(start, 0)
+    return Document(name, text, value, start, parser.offsets, diagnostics or Diagnostics())
 
 
 def read(path: Path, diagnostics: Diagnostics | None = None, name: str | None = None) -> Document:
-    """Read and parse a model file (UTF-8; undecodable bytes are kept, as RapidJSON keeps them)."""
-    text = path.read_bytes().decode("utf-8", "surrogateescape").removeprefix("\ufeff")
+    """Read and parse a model file (UTF-8; undecodable bytes are kept, as RapidJSON keeps them).
+
+    Raise OSError when it cannot be read, or holds more than MAX_MODEL_BYTES.
+    """
+    with path.open("rb") as file:
+        raw = file.read(MAX_MODEL_BYTES + 1)
+    if len(raw) > MAX_MODEL_BYTES:
+        raise OSError(errno.EFBIG, f"it is larger than {MAX_MODEL_BYTES} bytes (16 MiB), the most opendml reads")
+    text = raw.decode("utf-8", "surrogateescape").removeprefix("\ufeff")
     return parse(text, str(path) if name is None else name, diagnostics)
 
 
 class _Parser:
-    """Recursive descent over the text; records the offset of every value by JSON path."""
+    """Recursive descent over the text; records where every member and element starts."""
 
     def __init__(self, text: str, name: str):
         self.text = text
         self.name = name
-        self.positions: dict[JsonPath, int] = {}
+        self.offsets: Offsets = {}
 
     def error(self, offset: int, message: str) -> ModelError:
-        return ModelError(_location(self.name, self.text, offset), f"invalid JSON: {message}")
+        return ModelError(self.location(offset), f"invalid JSON: {message}")
+
+    def location(self, offset: int) -> Location:
+        return _Lines(self.name, self.text).location(offset)  # once: parsing stops at the first error
 
     def found(self, offset: int) -> str:
         return "the end of the file" if offset >= len(self.text) else repr(self.text[offset])
@@ -129,17 +170,16 @@ class _Parser:
             raise self.error(offset, "a comment starts with // or /*")
         return offset
 
-    def value(self, offset: int, path: JsonPath) -> tuple[Any, int]:
+    def value(self, offset: int, depth: int) -> tuple[Any, int]:
         """The value starting at ``offset`` (whitespace already skipped) and the offset after it."""
-        if len(path) > _MAX_DEPTH:
+        if depth > _MAX_DEPTH:
             raise self.error(offset, f"values are nested more than {_MAX_DEPTH} levels deep")
-        self.positions[path] = offset
         text = self.text
         char = text[offset : offset + 1]
         if char == "{":
-            return self.object(offset, path)
+            return self.object(offset, depth)
         if char == "[":
-            return self.array(offset, path)
+            return self.array(offset, depth)
         if char == '"':
             return self.string(offset)
         for word in _NOT_JSON:
@@ -170,8 +210,10 @@ class _Parser:
         except json.JSONDecodeError as error:
             raise self.error(error.pos, f"bad string: {error.msg.removesuffix(' at')}") from None
 
-    def object(self, offset: int, path: JsonPath) -> tuple[dict[str, Any], int]:
+    def object(self, offset: int, depth: int) -> tuple[dict[str, Any], int]:
         result: dict[str, Any] = {}
+        starts: dict[str, int] = {}
+        self.offsets[id(result)] = starts
         offset = self.skip(offset + 1)
         if self.text.startswith("}", offset):
             return result, offset + 1
@@ -180,25 +222,29 @@ class _Parser:
                 raise self.error(offset, f"expected a member name in double quotes, found {self.found(offset)}")
             key, after_key = self.string(offset)
             if key in result:
-                first = _location(self.name, self.text, self.positions[(*path, key)])
+                first = self.location(starts[key])
                 raise self.error(
                     offset, f'the member "{key}" is repeated (first at line {first.line}, column {first.column})'
                 )
             offset = self.skip(after_key)
             if not self.text.startswith(":", offset):
                 raise self.error(offset, f"expected ':' after the member name, found {self.found(offset)}")
-            result[key], offset = self.value(self.skip(offset + 1), (*path, key))
+            starts[key] = self.skip(offset + 1)
+            result[key], offset = self.value(starts[key], depth + 1)
             offset, closed = self.after_item(offset, "}", "an object member")
             if closed:
                 return result, offset
 
-    def array(self, offset: int, path: JsonPath) -> tuple[list[Any], int]:
+    def array(self, offset: int, depth: int) -> tuple[list[Any], int]:
         result: list[Any] = []
+        starts = array("q")
+        self.offsets[id(result)] = starts
         offset = self.skip(offset + 1)
         if self.text.startswith("]", offset):
             return result, offset + 1
         while True:
-            item, offset = self.value(offset, (*path, len(result)))
+            starts.append(offset)
+            item, offset = self.value(offset, depth + 1)
             result.append(item)
             offset, closed = self.after_item(offset, "]", "an array element")
             if closed:
@@ -264,6 +310,10 @@ class Node:
             raise self.expected("an array")
         return [Node(self.document, (*self.path, i), v) for i, v in enumerate(self.value)]
 
+    def element(self, index: int) -> Node:
+        """Element ``index`` of this array (which has it)."""
+        return Node(self.document, (*self.path, index), self.value[index])
+
     def get(self, key: str) -> Node | None:
         """The member ``key`` of this object, or None when it is absent."""
         if not isinstance(self.value, dict):
@@ -295,6 +345,17 @@ class Node:
         if not isinstance(self.value, str):
             raise self.expected("a string")
         return self.value
+
+    def file_path(self) -> str:
+        """A string that can name a file: no NUL character, nothing the file system's encoding cannot encode."""
+        path = self.string()
+        if "\0" in path:
+            raise self.error("a file path cannot contain the NUL character (\\u0000)")
+        try:
+            os.fsencode(path)
+        except UnicodeEncodeError as error:
+            raise self.error(f"the file path cannot be encoded in {error.encoding}: {error.reason}") from None
+        return path
 
     def boolean(self) -> bool:
         if not isinstance(self.value, bool):

@@ -22,7 +22,7 @@ from . import jsonc
 from .descs import desc_fields, read_flags, read_operator_desc
 from .errors import Diagnostics, Unavailable, gather
 from .jsonc import Node, closest
-from .resources import Resource, read_resource
+from .resources import MAX_RESOURCE_BYTES, Resource, read_resource
 
 __all__ = ["Model", "Dispatchable", "TensorBinding", "Dispatch", "Print", "WriteFile", "Command", "load_model"]
 
@@ -40,6 +40,8 @@ _BINDING_MEMBERS: dict[str, Callable[[Node], Any]] = {
     "shape": lambda n: [e.sint(64) for e in n.elements()],
 }
 _IMAGE_SUFFIXES = (".png", ".jpg")
+_HINTS_MAX = 10  # "did you mean" for the first unknown references only: each compares every name of a section
+_NPY_MAX_DIMENSIONS = 32  # NumPy 1 reads arrays of at most 32 dimensions (NumPy 2: 64)
 
 
 @dataclass(frozen=True, eq=False)
@@ -122,6 +124,8 @@ class _Reader:
         self.path = path
         self.diagnostics = diagnostics
         self.resources: dict[str, Resource] = {}
+        self.resource_bytes = 0  # the size of the resources read so far
+        self.hints_left = _HINTS_MAX
         self.dispatchables: dict[str, Dispatchable] = {}
 
     def model(self) -> Model:
@@ -131,8 +135,7 @@ class _Reader:
         sections = [
             self.section(key, kind) for key, kind in (("resources", dict), ("dispatchables", dict), ("commands", list))
         ]
-        base_dir = self.path.parent
-        self.read_all(sections[0].members(), self.resources, lambda name, node: read_resource(name, node, base_dir))
+        self.read_all(sections[0].members(), self.resources, self.resource)
         self.read_all(sections[1].members(), self.dispatchables, _read_dispatchable)
         commands: list[Command] = []
         for node in sections[2].elements():
@@ -146,6 +149,12 @@ class _Reader:
         if not isinstance(node.value, kind):
             raise node.expected(f"an object of named {key}" if kind is dict else "an array of commands")
         return node
+
+    def resource(self, name: str, node: Node) -> Resource:
+        """A resource, in the room the resources before it leave (see MAX_RESOURCE_BYTES)."""
+        resource = read_resource(name, node, self.path.parent, MAX_RESOURCE_BYTES - self.resource_bytes)
+        self.resource_bytes += resource.size_in_bytes
+        return resource
 
     def read_all(self, members: list[tuple[str, Node]], into: dict[str, Any], read: Callable[[str, Node], Any]) -> None:
         for name, node in members:
@@ -169,7 +178,8 @@ class _Reader:
             return items[name]
         if name in self.root.value[section]:
             raise Unavailable  # it exists but is broken; its own error is already reported
-        close = closest(name, self.root.value[section])
+        self.hints_left -= 1
+        close = closest(name, self.root.value[section]) if self.hints_left >= 0 else None
         hint = f"; did you mean {close!r}?" if close else ""
         raise reference.error(f"Command attempts to {action} {name!r}, which does not exist in the model{hint}")
 
@@ -233,12 +243,16 @@ class _Reader:
         reference = node.require("resource")
         resource: Resource = self.find(reference, "resources", "write to a file the resource")
         target = node.require("targetPath")
-        suffix = Path(target.string()).suffix.lower()
+        suffix = Path(target.file_path()).suffix.lower()
         if suffix in _IMAGE_SUFFIXES:
             raise target.error(f"writing images ({suffix}) is not supported by opendml; write a .npy file")
         dimensions = node.optional("dimensions", Node.uints, ()) or None  # empty means absent, as in DxDispatch
         if suffix == ".npy":
             _decodable(reference, resource, "written as .npy")
+            if dimensions and len(dimensions) > _NPY_MAX_DIMENSIONS:
+                raise node.require("dimensions").error(
+                    f"dimensions has {len(dimensions)} elements; a .npy array has at most {_NPY_MAX_DIMENSIONS}"
+                )
             if dimensions and math.prod(dimensions) * resource.element_size > resource.size_in_bytes:
                 raise node.require("dimensions").error(
                     f"dimensions {list(dimensions)} hold {math.prod(dimensions) * resource.element_size} bytes, "

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 import math
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +23,7 @@ __all__ = ["PrintFormat", "print_text", "format_value", "write_file"]
 
 _FLOATS = (TensorDataType.FLOAT16, TensorDataType.FLOAT32, TensorDataType.FLOAT64)
 _BYTES = (TensorDataType.UINT8, TensorDataType.INT8)
+_VALUES_PER_PIECE = 4096  # print_text formats this many values at a time: a resource may hold a billion
 
 
 class PrintFormat(enum.Enum):
@@ -43,21 +45,28 @@ def format_value(value: np.generic, data_type: TensorDataType, print_format: Pri
     return str(int(value))
 
 
-def print_text(resource: Resource, buffer: bytearray, verbose: bool, print_format: PrintFormat) -> str:
-    """The output of a ``print`` command, newline included.
+def print_text(resource: Resource, buffer: bytearray, verbose: bool, print_format: PrintFormat) -> Iterator[str]:
+    """The output of a ``print`` command, newline included, in pieces (to write one by one).
 
     Verbose: a header line, then ``[<index>] <value> (0x<raw bits>)`` per element (index right-aligned to the
     width of the element count, hex upper-case and space-padded to two digits per byte), then an empty line.
     """
     dtype = numpy_dtype(resource.data_type)
     values = np.frombuffer(buffer, dtype, count=resource.element_count)
-    texts = [format_value(v, resource.data_type, print_format) for v in values]
-    if not verbose:
-        return f"Resource '{resource.name}': {', '.join(texts)}\n"
-    width, digits = len(str(len(values))), 2 * dtype.itemsize
     raw = values.view(f"<u{dtype.itemsize}")
-    lines = [f"[{i:>{width}}] {text} (0x{int(bits):>{digits}X})\n" for i, (text, bits) in enumerate(zip(texts, raw))]
-    return f"Resource '{resource.name}':\n{''.join(lines)}\n"
+    width, digits = len(str(len(values))), 2 * dtype.itemsize
+    yield f"Resource '{resource.name}':" + ("\n" if verbose else " ")
+    for start in range(0, len(values), _VALUES_PER_PIECE):
+        piece = slice(start, start + _VALUES_PER_PIECE)
+        texts = [format_value(v, resource.data_type, print_format) for v in values[piece]]
+        if verbose:
+            yield "".join(
+                f"[{i:>{width}}] {text} (0x{int(bits):>{digits}X})\n"
+                for i, text, bits in zip(range(start, len(values)), texts, raw[piece])
+            )
+        else:
+            yield (", " if start else "") + ", ".join(texts)
+    yield "\n"
 
 
 def write_file(resource: Resource, buffer: bytearray, target: Path, dimensions: tuple[int, ...] | None) -> Path:

@@ -59,7 +59,8 @@ class Session:
             if isinstance(command, Dispatch):
                 self._dispatch(command, buffers)
             elif isinstance(command, Print):
-                out.write(print_text(command.resource, buffers[command.resource.name], command.verbose, print_format))
+                resource = command.resource
+                out.writelines(print_text(resource, buffers[resource.name], command.verbose, print_format))
             else:
                 name = command.resource.name
                 try:

@@ -2,7 +2,7 @@
 
 Since onnx 1.23 the node cases are no longer stored files: ``onnx.backend.test.case.node.collect_testcases``
 generates them in memory from the NumPy code of ``onnx/backend/test/case/node/<op>.py``
-(see /work/shared/reference/test-oracles.md, section 1). Each case is one ONNX node with its inputs and expected
+(see the team notes on test oracles, section 1). Each case is one ONNX node with its inputs and expected
 outputs, and is mapped onto the DirectML operator with the same meaning (section 3):
 
 ONNX op          <-> DirectML operator

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from . import kernels
 from .binding import Bound, TensorPlan, check_hazards
 from .enums import CreateDeviceFlags, ExecutionFlags, FeatureLevel
 from .errors import InvalidArgumentError, UnsupportedError
@@ -28,7 +30,11 @@ class Device:
     MAX_FEATURE_LEVEL = FeatureLevel.FL_6_4
 
     def __init__(
-        self, feature_level: FeatureLevel = MAX_FEATURE_LEVEL, flags: CreateDeviceFlags = CreateDeviceFlags.NONE
+        self,
+        feature_level: FeatureLevel = MAX_FEATURE_LEVEL,
+        flags: CreateDeviceFlags = CreateDeviceFlags.NONE,
+        *,
+        kernels: str | None = None,
     ):
         numeric = isinstance(feature_level, (int, np.integer)) and not isinstance(feature_level, bool)
         if numeric and int(feature_level) > self.MAX_FEATURE_LEVEL:
@@ -38,6 +44,12 @@ class Device:
             )
         self._feature_level = as_enum(FeatureLevel, feature_level, "DMLCreateDevice1: MinimumFeatureLevel")
         self._flags = as_enum(CreateDeviceFlags, flags, "DMLCreateDevice1: Flags")
+        self._kernels = _kernel_backend(kernels)
+
+    @property
+    def kernels(self) -> str:
+        """The kernel backend asked for: ``auto``, ``reference`` or ``compiled`` (see :mod:`opendml.kernels`)."""
+        return self._kernels
 
     @property
     def feature_level(self) -> FeatureLevel:
@@ -100,6 +112,8 @@ class CompiledOperator:
             for f in schema.fields
             if f.is_tensor
         }
+        #: The backend whose kernel runs this operator, chosen once here.
+        self.backend, self._kernel = kernels.kernel_for(schema.operator_type, op.device.kernels)
         self._inputs = [self.plans[f.c_name] for f in schema.input_fields]
         self._outputs = [self.plans[f.c_name] for f in schema.output_fields]
 
@@ -121,9 +135,20 @@ class CompiledOperator:
         bound_in = [plan.bind(value) for plan, value in zip(self._inputs, inputs)]
         bound_out = [plan.bind(value) for plan, value in zip(self._outputs, outputs)]
         self.check_hazards(bound_in, bound_out)
-        self._schema.kernel(self.desc, tuple(b.view for b in bound_in), tuple(b.view for b in bound_out))
+        self._kernel(self.desc, tuple(b.view for b in bound_in), tuple(b.view for b in bound_out))
         return [b.view for b in bound_out]
 
     def check_hazards(self, inputs: list[Bound], outputs: list[Bound]) -> None:
         """DirectML's binding-hazard rules for this operator (see :func:`opendml.binding.check_hazards`)."""
         check_hazards(self._schema.c_name, inputs, outputs, self._schema.in_place)
+
+
+def _kernel_backend(requested: str | None) -> str:
+    """``Device(kernels=...)``, else the environment's ``OPENDML_KERNELS``, else ``auto``."""
+    source = "Device: kernels"
+    if requested is None:
+        requested, source = os.environ.get("OPENDML_KERNELS") or "auto", "OPENDML_KERNELS"
+    choices = ("auto", *kernels.BACKENDS)
+    if requested not in choices:
+        raise InvalidArgumentError(f"{source} is {requested!r}; expected one of {', '.join(choices)}")
+    return requested

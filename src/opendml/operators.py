@@ -13,7 +13,6 @@ from .constraints import IndexFitsOutput, ReducedOutputSizes, Same, ValidAxes
 from .enums import AxisDirection, OperatorType
 from .enums import FeatureLevel as FL
 from .enums import TensorDataType as T
-from .kernels import activation, element_wise, reduction
 from .schema import (
     OperatorDesc,
     enum_field,
@@ -49,7 +48,6 @@ _SAME_AS_INPUT = (
     introduced=FL.FL_5_1,
     support=[row(FL.FL_5_1, InputTensor=supports(1, 8, *_FLOATS), OutputTensor=supports(1, 8, *_FLOATS))],
     constraints=[*_SAME_AS_INPUT, ValidAxes("Axes", "InputTensor")],
-    kernel=activation.hardmax1,
 )
 class ActivationHardmax1OperatorDesc(OperatorDesc):
     """DML_ACTIVATION_HARDMAX1_OPERATOR_DESC: 1 at the first maximum over ``axes``, 0 elsewhere."""
@@ -65,7 +63,6 @@ class ActivationHardmax1OperatorDesc(OperatorDesc):
     introduced=FL.FL_5_1,
     support=[row(FL.FL_5_1, InputTensor=supports(1, 8, *_FLOATS), OutputTensor=supports(1, 8, *_FLOATS))],
     constraints=[*_SAME_AS_INPUT, ValidAxes("Axes", "InputTensor")],
-    kernel=activation.log_softmax1,
 )
 class ActivationLogSoftmax1OperatorDesc(OperatorDesc):
     """DML_ACTIVATION_LOG_SOFTMAX1_OPERATOR_DESC: ``ln(softmax(x))`` over ``axes``."""
@@ -105,7 +102,6 @@ def _if_row(feature_level: FL, min_dims: int, max_dims: int, data_types: tuple[T
         Same("Sizes", "ATensor", "BTensor", "ConditionTensor", "OutputTensor"),
         Same("DataType", "ATensor", "BTensor", "OutputTensor"),
     ],
-    kernel=element_wise.element_wise_if,
 )
 class ElementWiseIfOperatorDesc(OperatorDesc):
     """DML_ELEMENT_WISE_IF_OPERATOR_DESC: ``a if condition != 0 else b``, element by element."""
@@ -143,7 +139,6 @@ _INDEX_TYPES = (T.INT64, T.INT32, T.UINT64, T.UINT32)
         ReducedOutputSizes("InputTensor", "OutputTensor", "Axes"),
         IndexFitsOutput("InputTensor", "OutputTensor", "Axes"),
     ],
-    kernel=reduction.argmax,
 )
 class ArgmaxOperatorDesc(OperatorDesc):
     """DML_ARGMAX_OPERATOR_DESC: index of the maximum over ``axes``, flattened row-major over those axes."""
@@ -165,7 +160,6 @@ class ArgmaxOperatorDesc(OperatorDesc):
     ],
     constraints=_SAME_AS_INPUT,
     in_place=True,
-    kernel=activation.hard_sigmoid,
 )
 class ActivationHardSigmoidOperatorDesc(OperatorDesc):
     """DML_ACTIVATION_HARD_SIGMOID_OPERATOR_DESC: ``max(0, min(alpha * x + beta, 1))``."""

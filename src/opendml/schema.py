@@ -124,9 +124,6 @@ def row(feature_level: FeatureLevel, **tensors: TensorSupport) -> SupportRow:
     return SupportRow(feature_level, tensors)
 
 
-Kernel = Callable[[Any, tuple, tuple], None]
-
-
 @dataclass(frozen=True)
 class OperatorSchema:
     """Everything opendml knows about one operator, read by validation, execution, tests and docs."""
@@ -138,7 +135,6 @@ class OperatorSchema:
     support: tuple[SupportRow, ...]  # highest feature level first
     constraints: tuple[Any, ...]  # objects with check(desc) -> list[str] and a str() that states the rule
     in_place: bool
-    kernel: Kernel
 
     @property
     def c_name(self) -> str:
@@ -207,7 +203,6 @@ def operator(
     support: Iterable[SupportRow],
     constraints: Iterable[Any] = (),
     in_place: bool = False,
-    kernel: Kernel,
 ) -> Callable[[type], type]:
     """Class decorator: make ``cls`` a frozen descriptor dataclass and register its schema."""
 
@@ -228,7 +223,7 @@ def operator(
         for r in rows:
             assert set(r.tensors) == tensor_names, (cls.__name__, r.feature_level, set(r.tensors) ^ tensor_names)
         assert rows[-1].feature_level == introduced, cls.__name__
-        cls.schema = OperatorSchema(operator_type, cls, introduced, fields, rows, tuple(constraints), in_place, kernel)
+        cls.schema = OperatorSchema(operator_type, cls, introduced, fields, rows, tuple(constraints), in_place)
         assert operator_type not in REGISTRY, operator_type
         REGISTRY[operator_type] = cls.schema
         return cls

@@ -1,6 +1,52 @@
-"""NumPy kernels: one small function per operator, ``kernel(desc, inputs, outputs) -> None``.
+"""Kernels, registered per operator and backend: ``kernel(desc, inputs, outputs) -> None``.
 
 Kernels assume a validated descriptor and bound arrays of exactly the descriptor's dtypes and sizes (possibly
-strided views into caller buffers). They write every element of each output and nothing else, and never write
-an input (inputs arrive read-only). A compiled fast path can replace a kernel behind the same signature.
+strided views into caller buffers, inputs read-only). They write every element of each output and nothing
+else. ``reference`` (NumPy, :mod:`opendml.kernels.reference`) is the semantics of record and exists for every
+operator; ``compiled`` (the C core) registers beside it where it has a kernel. :func:`kernel_for` picks one
+when an operator is compiled.
 """
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..enums import OperatorType
+
+__all__ = ["BACKENDS", "KERNELS", "Kernel", "register", "kernel_for"]
+
+Kernel = Callable[[Any, tuple, tuple], None]
+
+#: The backends, most preferred last: ``auto`` takes the last one that has a kernel for the operator.
+BACKENDS = ("reference", "compiled")
+
+#: operator type -> backend -> kernel
+KERNELS: dict[OperatorType, dict[str, Kernel]] = {}
+
+
+def register(operator_type: OperatorType, backend: str = "reference") -> Callable[[Kernel], Kernel]:
+    """Decorator: ``kernel`` computes ``operator_type`` on ``backend``."""
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown kernel backend {backend!r}; expected one of {', '.join(BACKENDS)}")
+
+    def add(kernel: Kernel) -> Kernel:
+        per_backend = KERNELS.setdefault(OperatorType(operator_type), {})
+        if backend in per_backend:
+            raise ValueError(f"{OperatorType(operator_type).c_name} already has a {backend} kernel")
+        per_backend[backend] = kernel
+        return kernel
+
+    return add
+
+
+def kernel_for(operator_type: OperatorType, backend: str) -> tuple[str, Kernel]:
+    """The kernel to run ``operator_type`` with, and the backend it belongs to.
+
+    ``backend`` is ``auto`` (compiled where it exists, else reference), or one backend; a backend without a
+    kernel for this operator falls back to the reference kernel.
+    """
+    per_backend = KERNELS[OperatorType(operator_type)]
+    wanted = BACKENDS[::-1] if backend == "auto" else (backend, "reference")
+    chosen = next(b for b in wanted if b in per_backend)
+    return chosen, per_backend[chosen]

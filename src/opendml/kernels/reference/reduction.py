@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..enums import AxisDirection
+from ...enums import AxisDirection, OperatorType
+from .. import register
+
 from ._axes import first_argmax_last_axis, group_reduced_last
 
 
+@register(OperatorType.ARGMAX)
 def argmax(desc, inputs, outputs) -> None:
     """Row-major index over ``desc.axes`` of the first (INCREASING) or last (DECREASING) maximum."""
     (x,), (out,) = inputs, outputs

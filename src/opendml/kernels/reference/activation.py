@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...enums import OperatorType
+from .. import register
+
 from ._axes import first_argmax_last_axis, group_reduced_last, ungroup
 
 
+@register(OperatorType.ACTIVATION_HARDMAX1)
 def hardmax1(desc, inputs, outputs) -> None:
     """1 at the first maximum of each group over ``desc.axes``, 0 elsewhere."""
     (x,), (out,) = inputs, outputs
@@ -16,6 +20,7 @@ def hardmax1(desc, inputs, outputs) -> None:
     np.copyto(out, ungroup(one_hot, x.shape, permutation))
 
 
+@register(OperatorType.ACTIVATION_LOG_SOFTMAX1)
 def log_softmax1(desc, inputs, outputs) -> None:
     """``x - max - log(sum(exp(x - max)))`` over ``desc.axes``, in float64, rounded once to the output type.
 
@@ -38,6 +43,7 @@ def log_softmax1(desc, inputs, outputs) -> None:
         np.copyto(out, shifted, casting="same_kind")  # beyond the output type's range rounds to -inf
 
 
+@register(OperatorType.ACTIVATION_HARD_SIGMOID)
 def hard_sigmoid(desc, inputs, outputs) -> None:
     """``max(0, min(alpha * x + beta, 1))`` with FLOAT (float32) alpha and beta; may run in place."""
     (x,), (out,) = inputs, outputs

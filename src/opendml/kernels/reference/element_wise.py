@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ...enums import OperatorType
+from .. import register
 
+
+@register(OperatorType.ELEMENT_WISE_IF)
 def element_wise_if(desc, inputs, outputs) -> None:
     """``a if condition != 0 else b``, selected as raw bits (NaN payloads and -0.0 survive).
 

@@ -7,7 +7,7 @@ import pytest
 
 import opendml as dml
 from opendml.deviations import DEVIATIONS
-from opendml.schema import FieldKind
+from opendml.schema import Array
 
 # Values counted from DirectML.h (directml-notes §1), written out here independently of opendml/enums.py.
 DATA_TYPES = ["UNKNOWN", "FLOAT32", "FLOAT16", "UINT32", "UINT16", "UINT8", "INT32", "INT16", "INT8", "FLOAT64",
@@ -117,15 +117,17 @@ def test_descriptor_mirrors_the_c_struct_mechanically(op_type):
     mirrored = []
     for spec in schema.fields:
         assert spec.name == re.sub(r"(?<!^)(?=[A-Z])", "_", spec.c_name).lower()
-        if spec.kind is FieldKind.UINT_ARRAY:
-            mirrored.append(spec.count_c_name)
+        if isinstance(spec.kind, Array):
+            mirrored.append(spec.kind.count_c_name)
         mirrored.append(spec.c_name)
     assert mirrored == C_FIELDS[op_type]
     assert [f.name for f in dataclasses.fields(schema.desc_class)] == [s.name for s in schema.fields]
 
 
 def test_every_folded_field_is_a_recorded_deviation():
-    folded = {s.count_c_name for schema in dml.REGISTRY.values() for s in schema.fields if s.count_c_name}
+    folded = {
+        s.kind.count_c_name for schema in dml.REGISTRY.values() for s in schema.fields if isinstance(s.kind, Array)
+    }
     assert folded == {"AxisCount"}
     assert any("AxisCount" in d.c_api for d in DEVIATIONS)
 

@@ -7,12 +7,12 @@ The public names mirror ``directml.h`` mechanically (see :mod:`opendml.deviation
     op = dml.Device().create_operator(dml.ActivationHardmax1OperatorDesc(input_tensor=x, output_tensor=x, axes=(1,)))
 """
 
+from . import kernels as _kernels  # noqa: F401
 from .binding import BufferBinding
 from .device import CompiledOperator, Device, Operator
 from .enums import *  # noqa: F403 (the mirror of directml.h's enumerations and constants)
 from .enums import __all__ as _enums_all
 from .errors import DMLError, InvalidArgumentError, OperatorNotImplementedError, UnsupportedError
-from . import kernels as _kernels  # noqa: F401
 from .kernels import reference as _reference_kernels  # noqa: F401 (registers the NumPy kernels)
 from .operators import *  # noqa: F403
 from .operators import __all__ as _operators_all

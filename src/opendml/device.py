@@ -12,7 +12,7 @@ from . import kernels
 from .binding import Bound, TensorPlan, check_hazards
 from .enums import CreateDeviceFlags, ExecutionFlags, FeatureLevel
 from .errors import InvalidArgumentError, UnsupportedError
-from .schema import FieldKind, OperatorDesc, schema_of
+from .schema import OperatorDesc, schema_of
 from .tensor import as_enum
 from .validation import operator_problems
 
@@ -107,15 +107,16 @@ class CompiledOperator:
         self.flags = flags
         self._schema = schema = op.desc.schema
         #: Per tensor field (by C name): how a binding of it becomes the view a kernel reads or writes.
+        #: An optional tensor left NULL in the descriptor has no plan and is bound as None (DML_BINDING_TYPE_NONE).
         self.plans = {
-            f.c_name: TensorPlan(schema.c_name, f.c_name, getattr(op.desc, f.name), f.kind is FieldKind.OUTPUT_TENSOR)
-            for f in schema.fields
-            if f.is_tensor
+            f.c_name: TensorPlan(schema.c_name, f.c_name, getattr(op.desc, f.name), f.is_output)
+            for f in schema.tensor_fields
+            if getattr(op.desc, f.name) is not None
         }
         #: The backend whose kernel runs this operator, chosen once here.
         self.backend, self._kernel = kernels.kernel_for(schema.operator_type, op.device.kernels)
-        self._inputs = [self.plans[f.c_name] for f in schema.input_fields]
-        self._outputs = [self.plans[f.c_name] for f in schema.output_fields]
+        self._inputs = [(f.c_name, self.plans.get(f.c_name)) for f in schema.input_fields]
+        self._outputs = [(f.c_name, self.plans[f.c_name]) for f in schema.output_fields]
 
     @property
     def desc(self) -> OperatorDesc:
@@ -128,19 +129,30 @@ class CompiledOperator:
             if isinstance(given, (np.ndarray, str, bytes)) or not isinstance(given, Sequence):
                 raise InvalidArgumentError(f"{name}: {kind}s must be a list, one binding per {kind} tensor")
             if len(given) != len(plans):
-                expected = ", ".join(p.c_name for p in plans)
+                expected = ", ".join(c_name for c_name, _ in plans)
                 raise InvalidArgumentError(
                     f"{name}: expected {len(plans)} {kind} binding(s) ({expected}), but {len(given)} were provided"
                 )
-        bound_in = [plan.bind(value) for plan, value in zip(self._inputs, inputs)]
-        bound_out = [plan.bind(value) for plan, value in zip(self._outputs, outputs)]
+        bound_in = [self._bind(entry, value) for entry, value in zip(self._inputs, inputs)]
+        bound_out = [self._bind(entry, value) for entry, value in zip(self._outputs, outputs)]
         self.check_hazards(bound_in, bound_out)
-        self._kernel(self.desc, tuple(b.view for b in bound_in), tuple(b.view for b in bound_out))
+        self._kernel(self.desc, tuple(b and b.view for b in bound_in), tuple(b.view for b in bound_out))
         return [b.view for b in bound_out]
 
-    def check_hazards(self, inputs: list[Bound], outputs: list[Bound]) -> None:
+    def _bind(self, entry: tuple[str, TensorPlan | None], value: Any) -> Bound | None:
+        c_name, plan = entry
+        if plan is not None:
+            return plan.bind(value)
+        if value is not None:
+            raise InvalidArgumentError(
+                f"{self._schema.c_name}: {c_name} is NULL in the descriptor, so its binding must be None"
+            )
+        return None
+
+    def check_hazards(self, inputs: list[Bound | None], outputs: list[Bound]) -> None:
         """DirectML's binding-hazard rules for this operator (see :func:`opendml.binding.check_hazards`)."""
-        check_hazards(self._schema.c_name, inputs, outputs, self._schema.in_place)
+        present = [b for b in inputs if b is not None]
+        check_hazards(self._schema.c_name, present, outputs, self._schema.in_place)
 
 
 def _kernel_backend(requested: str | None) -> str:

@@ -17,6 +17,7 @@ from .kernels import reference as _reference_kernels  # noqa: F401 (registers th
 from .operators import *  # noqa: F403
 from .operators import __all__ as _operators_all
 from .schema import REGISTRY, OperatorDesc, OperatorSchema
+from .structs import ScaleBias, Size2D
 from .tensor import BufferTensorDesc, calc_buffer_tensor_size
 
 __version__ = "0.1.0"
@@ -25,6 +26,8 @@ __all__ = [
     *_enums_all,
     *_operators_all,
     "BufferTensorDesc",
+    "ScaleBias",
+    "Size2D",
     "calc_buffer_tensor_size",
     "BufferBinding",
     "Device",

@@ -457,16 +457,15 @@ def struct(c_type: str) -> Callable[[type], type]:
     scalar field functions (``float_field()``, ``uint_field()``) and normalised at construction."""
 
     def make(cls: type) -> type:
-        cls = dataclass(frozen=True)(cls)
-        cls.c_type = c_type
-        cls.fields = tuple(_spec_of(f) for f in dataclasses.fields(cls))
-
         def __post_init__(self) -> None:
-            for spec in cls.fields:
+            for spec in type(self).fields:
                 what = f"{c_type}.{spec.c_name}"
                 object.__setattr__(self, spec.name, spec.kind.normalise(getattr(self, spec.name), what))
 
         cls.__post_init__ = __post_init__
+        cls = dataclass(frozen=True, kw_only=True)(cls)
+        cls.c_type = c_type
+        cls.fields = tuple(_spec_of(f) for f in dataclasses.fields(cls))
         return cls
 
     return make

@@ -89,6 +89,23 @@ EXPECTED_OPERATORS = {
     dml.OperatorType.ARGMAX: ("ArgmaxOperatorDesc", "3_0", ["4_1", "3_0"]),
     dml.OperatorType.ACTIVATION_HARD_SIGMOID: ("ActivationHardSigmoidOperatorDesc", "1_0", ["3_0", "2_0", "1_0"]),
 }
+_COMPARISON = ["4_1", "3_0", "2_1", "2_0", "1_0"]
+_QUANTIZATION = ["6_2", "6_0", "3_0", "2_1", "1_0"]
+EXPECTED_OPERATORS.update({
+    getattr(dml.OperatorType, f"ELEMENT_WISE_{name}"): (
+        "ElementWise" + "".join(w.capitalize() for w in name.split("_")) + "OperatorDesc", introduced, rows)
+    for name, introduced, rows in [
+        ("IS_NAN", "2_0", ["3_0", "2_0"]), ("IS_INFINITY", "2_1", ["3_0", "2_1"]),
+        ("LOGICAL_EQUALS", "1_0", _COMPARISON), ("LOGICAL_GREATER_THAN", "1_0", _COMPARISON),
+        ("LOGICAL_LESS_THAN", "1_0", _COMPARISON), ("LOGICAL_GREATER_THAN_OR_EQUAL", "3_0", ["4_1", "3_0"]),
+        ("LOGICAL_LESS_THAN_OR_EQUAL", "3_0", ["4_1", "3_0"]),
+        *((f"LOGICAL_{op}", "1_0", ["3_0", "2_0", "1_0"]) for op in ("AND", "OR", "XOR", "NOT")),
+        *((f"BIT_{op}", "3_0", ["4_1", "3_0"]) for op in ("AND", "OR", "XOR", "NOT", "COUNT")),
+        ("BIT_SHIFT_LEFT", "2_1", ["4_1", "3_0", "2_1"]), ("BIT_SHIFT_RIGHT", "2_1", ["4_1", "3_0", "2_1"]),
+        ("QUANTIZE_LINEAR", "1_0", _QUANTIZATION), ("DEQUANTIZE_LINEAR", "1_0", _QUANTIZATION),
+        ("QUANTIZED_LINEAR_ADD", "4_0", ["4_0"]),
+    ]
+})  # fmt: skip
 C_FIELDS = {  # the C structs' fields, in header order (directml-notes §2)
     dml.OperatorType.ACTIVATION_HARDMAX1: ["InputTensor", "OutputTensor", "AxisCount", "Axes"],
     dml.OperatorType.ACTIVATION_LOG_SOFTMAX1: ["InputTensor", "OutputTensor", "AxisCount", "Axes"],
@@ -132,8 +149,13 @@ def test_every_folded_field_is_a_recorded_deviation():
     assert any("AxisCount" in d.c_api for d in DEVIATIONS)
 
 
-def test_only_hard_sigmoid_runs_in_place():
-    assert {t for t, s in dml.REGISTRY.items() if s.in_place} == {dml.OperatorType.ACTIVATION_HARD_SIGMOID}
+def test_in_place_operators_are_those_whose_pages_say_so():
+    OT = dml.OperatorType
+    said = {OT.ACTIVATION_HARD_SIGMOID, OT.ELEMENT_WISE_LOGICAL_AND, OT.ELEMENT_WISE_LOGICAL_OR,
+            OT.ELEMENT_WISE_LOGICAL_XOR, OT.ELEMENT_WISE_LOGICAL_NOT, OT.ELEMENT_WISE_BIT_AND, OT.ELEMENT_WISE_BIT_OR,
+            OT.ELEMENT_WISE_BIT_XOR, OT.ELEMENT_WISE_BIT_NOT, OT.ELEMENT_WISE_BIT_SHIFT_LEFT,
+            OT.ELEMENT_WISE_BIT_SHIFT_RIGHT}  # fmt: skip
+    assert {t for t, s in dml.REGISTRY.items() if s.in_place} == said
 
 
 def test_public_names():

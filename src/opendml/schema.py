@@ -209,7 +209,7 @@ def as_float32_number(value: Any, what: str) -> float:
     except OverflowError:
         overflows = True
     if overflows:  # C would round it to infinity (values that round to FLT_MAX are fine)
-        shown = f"an integer of {value.bit_length()} bits" if isinstance(value, int) else str(number)
+        shown = f"an integer of {value.bit_length()} bits" if isinstance(value, int) else str(value)
         raise InvalidArgumentError(f"{what} is {shown}, beyond the range of a 32-bit FLOAT")
     return number
 

@@ -80,7 +80,9 @@ def test_constants():
 
 def test_every_folded_count_is_a_recorded_deviation():
     """Each count + pointer pair is one tuple in Python (the header mirror itself is tests/test_cases.py's)."""
-    folded = {s.kind.count_c_name for schema in dml.REGISTRY.values() for s in schema.fields if isinstance(s.kind, Array)}
+    folded = {
+        s.kind.count_c_name for schema in dml.REGISTRY.values() for s in schema.fields if isinstance(s.kind, Array)
+    }
     assert folded and all(name.endswith("Count") for name in folded)
     assert any("count plus array pointer" in d.c_api for d in DEVIATIONS)
 

@@ -1,8 +1,5 @@
 """The mirror of directml.h and the operator table checked against each other and against the header's values."""
 
-import dataclasses
-import re
-
 import pytest
 
 import opendml as dml
@@ -81,81 +78,13 @@ def test_constants():
     assert dml.MINIMUM_BUFFER_TENSOR_ALIGNMENT == 16
 
 
-# What the DirectML doc pages say, transcribed here a second time: availability and the support rows' levels.
-EXPECTED_OPERATORS = {
-    dml.OperatorType.ACTIVATION_HARDMAX1: ("ActivationHardmax1OperatorDesc", "5_1", ["5_1"]),
-    dml.OperatorType.ACTIVATION_LOG_SOFTMAX1: ("ActivationLogSoftmax1OperatorDesc", "5_1", ["5_1"]),
-    dml.OperatorType.ELEMENT_WISE_IF: ("ElementWiseIfOperatorDesc", "2_0", ["5_0", "3_0", "2_0"]),
-    dml.OperatorType.ARGMAX: ("ArgmaxOperatorDesc", "3_0", ["4_1", "3_0"]),
-    dml.OperatorType.ACTIVATION_HARD_SIGMOID: ("ActivationHardSigmoidOperatorDesc", "1_0", ["3_0", "2_0", "1_0"]),
-}
-_COMPARISON = ["4_1", "3_0", "2_1", "2_0", "1_0"]
-_QUANTIZATION = ["6_2", "6_0", "3_0", "2_1", "1_0"]
-EXPECTED_OPERATORS.update({
-    getattr(dml.OperatorType, f"ELEMENT_WISE_{name}"): (
-        "ElementWise" + "".join(w.capitalize() for w in name.split("_")) + "OperatorDesc", introduced, rows)
-    for name, introduced, rows in [
-        ("IS_NAN", "2_0", ["3_0", "2_0"]), ("IS_INFINITY", "2_1", ["3_0", "2_1"]),
-        ("LOGICAL_EQUALS", "1_0", _COMPARISON), ("LOGICAL_GREATER_THAN", "1_0", _COMPARISON),
-        ("LOGICAL_LESS_THAN", "1_0", _COMPARISON), ("LOGICAL_GREATER_THAN_OR_EQUAL", "3_0", ["4_1", "3_0"]),
-        ("LOGICAL_LESS_THAN_OR_EQUAL", "3_0", ["4_1", "3_0"]),
-        *((f"LOGICAL_{op}", "1_0", ["3_0", "2_0", "1_0"]) for op in ("AND", "OR", "XOR", "NOT")),
-        *((f"BIT_{op}", "3_0", ["4_1", "3_0"]) for op in ("AND", "OR", "XOR", "NOT", "COUNT")),
-        ("BIT_SHIFT_LEFT", "2_1", ["4_1", "3_0", "2_1"]), ("BIT_SHIFT_RIGHT", "2_1", ["4_1", "3_0", "2_1"]),
-        ("QUANTIZE_LINEAR", "1_0", _QUANTIZATION), ("DEQUANTIZE_LINEAR", "1_0", _QUANTIZATION),
-        ("QUANTIZED_LINEAR_ADD", "4_0", ["4_0"]),
-    ]
-})  # fmt: skip
-C_FIELDS = {  # the C structs' fields, in header order (directml-notes §2)
-    dml.OperatorType.ACTIVATION_HARDMAX1: ["InputTensor", "OutputTensor", "AxisCount", "Axes"],
-    dml.OperatorType.ACTIVATION_LOG_SOFTMAX1: ["InputTensor", "OutputTensor", "AxisCount", "Axes"],
-    dml.OperatorType.ELEMENT_WISE_IF: ["ConditionTensor", "ATensor", "BTensor", "OutputTensor"],
-    dml.OperatorType.ARGMAX: ["InputTensor", "OutputTensor", "AxisCount", "Axes", "AxisDirection"],
-    dml.OperatorType.ACTIVATION_HARD_SIGMOID: ["InputTensor", "OutputTensor", "Alpha", "Beta"],
-}
-
-
-def test_registry_is_exactly_the_implemented_operators():
-    assert set(dml.REGISTRY) == set(EXPECTED_OPERATORS)
-    for op_type, (class_name, introduced, rows) in EXPECTED_OPERATORS.items():
-        schema = dml.REGISTRY[op_type]
-        assert schema.desc_class is getattr(dml, class_name)
-        assert schema.introduced.version == introduced
-        assert [r.feature_level.version for r in schema.support] == rows
-
-
-@pytest.mark.parametrize("op_type", list(C_FIELDS))
-def test_descriptor_mirrors_the_c_struct_mechanically(op_type):
-    schema = dml.REGISTRY[op_type]
-    # Type name: strip DML_, PascalCase.
-    c_struct = f"{op_type.c_name}_OPERATOR_DESC".removeprefix("DML_OPERATOR_")
-    assert schema.desc_class.__name__ == "".join(w.capitalize() for w in c_struct.split("_"))
-    # Fields: header order; snake_case of the C name; a count field folded into its array (a listed deviation).
-    mirrored = []
-    for spec in schema.fields:
-        assert spec.name == re.sub(r"(?<!^)(?=[A-Z])", "_", spec.c_name).lower()
-        if isinstance(spec.kind, Array):
-            mirrored.append(spec.kind.count_c_name)
-        mirrored.append(spec.c_name)
-    assert mirrored == C_FIELDS[op_type]
-    assert [f.name for f in dataclasses.fields(schema.desc_class)] == [s.name for s in schema.fields]
-
-
-def test_every_folded_field_is_a_recorded_deviation():
+def test_every_folded_count_is_a_recorded_deviation():
+    """Each count + pointer pair is one tuple in Python (the header mirror itself is tests/test_cases.py's)."""
     folded = {
         s.kind.count_c_name for schema in dml.REGISTRY.values() for s in schema.fields if isinstance(s.kind, Array)
     }
-    assert folded == {"AxisCount"}
-    assert any("AxisCount" in d.c_api for d in DEVIATIONS)
-
-
-def test_in_place_operators_are_those_whose_pages_say_so():
-    OT = dml.OperatorType
-    said = {OT.ACTIVATION_HARD_SIGMOID, OT.ELEMENT_WISE_LOGICAL_AND, OT.ELEMENT_WISE_LOGICAL_OR,
-            OT.ELEMENT_WISE_LOGICAL_XOR, OT.ELEMENT_WISE_LOGICAL_NOT, OT.ELEMENT_WISE_BIT_AND, OT.ELEMENT_WISE_BIT_OR,
-            OT.ELEMENT_WISE_BIT_XOR, OT.ELEMENT_WISE_BIT_NOT, OT.ELEMENT_WISE_BIT_SHIFT_LEFT,
-            OT.ELEMENT_WISE_BIT_SHIFT_RIGHT}  # fmt: skip
-    assert {t for t, s in dml.REGISTRY.items() if s.in_place} == said
+    assert folded and all(name.endswith("Count") for name in folded)
+    assert any("count plus array pointer" in d.c_api for d in DEVIATIONS)
 
 
 def test_public_names():

@@ -191,3 +191,15 @@ def test_functional_outputs_follow_the_output_rules():
     assert F.element_wise_quantize_linear(np.array([200.0], np.float32), np.array([1.0], np.float32), zp).tolist() == [
         127
     ]
+
+
+def test_in_place_exactly_where_the_pages_say_so():
+    """LOGICAL_AND/OR/XOR/NOT and the BIT operators but BIT_COUNT say "supports in-place execution"; the tests,
+    comparisons and quantization operators do not."""
+    from opendml.operators import element_wise_logical
+
+    schemas = [getattr(element_wise_logical, name).schema for name in element_wise_logical.__all__]
+    said = {f"LOGICAL_{op}" for op in ("AND", "OR", "XOR", "NOT")}
+    said |= {f"BIT_{op}" for op in ("AND", "OR", "XOR", "NOT", "SHIFT_LEFT", "SHIFT_RIGHT")}
+    assert {s.operator_type.name.removeprefix("ELEMENT_WISE_") for s in schemas if s.in_place} == said
+    assert len(schemas) == 21

@@ -236,6 +236,19 @@ def _bit_reference(f):
     return reference
 
 
+def _quantized(op, reference, example, **options):
+    """QUANTIZE_LINEAR or DEQUANTIZE_LINEAR, always with a zero point (below 6_2 it is required; its absence is
+    tested in tests/test_element_wise_logical.py)."""
+    return Case(op, QUANTIZED, reference=reference, check=bits_equal, values=quantized_values, examples=(example,),
+                params=lambda rank, rng: {"zero_point_tensor": True}, **options)  # fmt: skip
+
+
+def _bitwise(op, *examples):
+    return Case(
+        op, BINARY, check=bits_equal, values=raw_bits, reference=_bit_reference(_BITWISE[op]), examples=examples
+    )
+
+
 def _shift(a, b, width, left):
     if b >= width:
         return 0
@@ -312,30 +325,12 @@ register(
         reference=lambda desc, inputs: _elementwise(desc, inputs, lambda x: int(int(x) == 0)),
         examples=(_decision("any nonzero value is true", (u8([0, 1, 7, 255]),), u8([1, 0, 0, 0])),),
     ),
-    Case(
-        OT.ELEMENT_WISE_BIT_AND,
-        BINARY,
-        check=bits_equal,
-        values=raw_bits,
-        reference=_bit_reference(_BITWISE[OT.ELEMENT_WISE_BIT_AND]),
-    ),
-    Case(
-        OT.ELEMENT_WISE_BIT_OR,
-        BINARY,
-        check=bits_equal,
-        values=raw_bits,
-        reference=_bit_reference(_BITWISE[OT.ELEMENT_WISE_BIT_OR]),
-    ),
-    Case(
+    _bitwise(OT.ELEMENT_WISE_BIT_AND),
+    _bitwise(OT.ELEMENT_WISE_BIT_OR),
+    # Erratum: the page prints BIT_NOT's one-input example; it holds as XOR with all ones.
+    _bitwise(
         OT.ELEMENT_WISE_BIT_XOR,
-        BINARY,
-        check=bits_equal,
-        values=raw_bits,
-        reference=_bit_reference(_BITWISE[OT.ELEMENT_WISE_BIT_XOR]),
-        # Erratum: the page prints BIT_NOT's one-input example; it holds as XOR with all ones.
-        examples=(
-            Example("page example read as XOR with 0xFF", (PAGE_BITS, u8([[255, 255], [255, 255]])), (PAGE_NOT,)),
-        ),
+        Example("page example read as XOR with 0xFF", (PAGE_BITS, u8([[255] * 2] * 2)), (PAGE_NOT,)),
     ),
     Case(
         OT.ELEMENT_WISE_BIT_NOT,
@@ -368,38 +363,26 @@ register(
     ),
     _shift_case(OT.ELEMENT_WISE_BIT_SHIFT_LEFT, True, [2, 128, 0, 0]),
     _shift_case(OT.ELEMENT_WISE_BIT_SHIFT_RIGHT, False, [64, 1, 0, 0]),
-    Case(
+    _quantized(
         OT.ELEMENT_WISE_QUANTIZE_LINEAR,
-        QUANTIZED,
-        reference=quantize_linear,
-        check=bits_equal,
-        values=quantized_values,
-        types=int32_takes_float32_scale,
-        params=lambda rank, rng: {"zero_point_tensor": True},
-        examples=(
-            _decision(
-                "ties to even, saturation, NaN to Min",
-                (f32([0.5, 1.5, 2.5, -2.5, 1e9, -1e9, NAN, INF]), f32([1] * 8), u8([10] * 8)),
-                u8([10, 12, 12, 8, 255, 0, 0, 255]),
-                params={"zero_point_tensor": True},
-            ),
+        quantize_linear,
+        _decision(
+            "ties to even, saturation, NaN to Min",
+            (f32([0.5, 1.5, 2.5, -2.5, 1e9, -1e9, NAN, INF]), f32([1] * 8), u8([10] * 8)),
+            u8([10, 12, 12, 8, 255, 0, 0, 255]),
+            params={"zero_point_tensor": True},
         ),
+        types=int32_takes_float32_scale,
     ),
-    Case(
+    _quantized(
         OT.ELEMENT_WISE_DEQUANTIZE_LINEAR,
-        QUANTIZED,
-        reference=dequantize_linear,
-        check=bits_equal,
-        values=quantized_values,
-        params=lambda rank, rng: {"zero_point_tensor": True},
-        examples=(
-            _decision(
-                "(x - zero point) * scale",
-                (u8([0, 10, 255]), f32([0.5] * 3), u8([10] * 3)),
-                f32([-5, 0, 122.5]),
-                params={"zero_point_tensor": True},
-                output_types={"OutputTensor": T.FLOAT32},
-            ),
+        dequantize_linear,
+        _decision(
+            "(x - zero point) * scale",
+            (u8([0, 10, 255]), f32([0.5] * 3), u8([10] * 3)),
+            f32([-5, 0, 122.5]),
+            params={"zero_point_tensor": True},
+            output_types={"OutputTensor": T.FLOAT32},
         ),
     ),
     Case(

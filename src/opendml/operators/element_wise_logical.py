@@ -59,16 +59,19 @@ def _declare(op: OT, doc: str, names: tuple[str, ...], rows: list, *, same_type:
     )
 
 
+def _unary_to_bool(op: OT, doc: str, *table: tuple) -> type:
+    """A unary operator whose output is UINT32 or UINT8 whatever the input (UINT8 in the functional layer)."""
+    return _declare(op, doc, UNARY, _rows(UNARY, *table), same_type=(), output_rule=BOOL_OUTPUT)
+
+
 # ---- tests: IS_NAN, IS_INFINITY --------------------------------------------------------------------------------
 
 # https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_is_nan_operator_desc
-ElementWiseIsNanOperatorDesc = _declare(
+ElementWiseIsNanOperatorDesc = _unary_to_bool(
     OT.ELEMENT_WISE_IS_NAN,
     "1 where the input is NaN, else 0.",
-    UNARY,
-    _rows(UNARY, (FL.FL_3_0, ND, FLOATS, BOOLS), (FL.FL_2_0, D4, FLOATS, BOOLS)),
-    same_type=(),
-    output_rule=BOOL_OUTPUT,
+    (FL.FL_3_0, ND, FLOATS, BOOLS),
+    (FL.FL_2_0, D4, FLOATS, BOOLS),
 )
 
 # https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_is_infinity_operator_desc
@@ -151,13 +154,11 @@ ElementWiseBitShiftRightOperatorDesc = _bits(
     OT.ELEMENT_WISE_BIT_SHIFT_RIGHT, "a >> b (logical; 0 when b >= the width).", BINARY, _SHIFTS
 )
 # https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_bit_count_operator_desc
-ElementWiseBitCountOperatorDesc = _declare(
+ElementWiseBitCountOperatorDesc = _unary_to_bool(
     OT.ELEMENT_WISE_BIT_COUNT,
     "The number of bits set in the raw encoding.",
-    UNARY,
-    _rows(UNARY, (FL.FL_4_1, ND, BITS_4_1, BOOLS), (FL.FL_3_0, ND, UNSIGNED_3_0, BOOLS)),
-    same_type=(),
-    output_rule=BOOL_OUTPUT,
+    (FL.FL_4_1, ND, BITS_4_1, BOOLS),
+    (FL.FL_3_0, ND, UNSIGNED_3_0, BOOLS),
 )
 
 # ---- quantization ---------------------------------------------------------------------------------------------
@@ -185,48 +186,44 @@ def _quantized_rows(*table: tuple) -> list:
     ]
 
 
-# https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_quantize_linear_operator_desc
+def _quantization(op: OT, doc: str, table: tuple, *rules, output_rule: OutputRule) -> type:
+    """QUANTIZE_LINEAR or DEQUANTIZE_LINEAR: four tensors of one shape, introduced at 1_0."""
+    constraints = _same(("InputTensor", "OutputTensor", "ScaleTensor", "ZeroPointTensor"), "DimensionCount", "Sizes")
+    return declare(op, doc, fields=_QUANTIZED_FIELDS(), introduced=FL.FL_1_0, support=_quantized_rows(*table),
+                   constraints=[*constraints, *rules], output_rule=output_rule)  # fmt: skip
+
+
 _Q8 = (T.INT8, T.UINT8)
 _QUANTIZE_FROM = (*FLOATS, T.INT32)
-ElementWiseQuantizeLinearOperatorDesc = declare(
+_INTEGERS = (T.INT32, T.INT16, T.INT8, T.UINT32, T.UINT16, T.UINT8)
+# https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_quantize_linear_operator_desc
+ElementWiseQuantizeLinearOperatorDesc = _quantization(
     OT.ELEMENT_WISE_QUANTIZE_LINEAR,
     "clamp(round(input / scale) + zero_point, Min, Max): float32 quotient, ties to even, saturated.",
-    fields=_QUANTIZED_FIELDS(),
-    introduced=FL.FL_1_0,
-    support=_quantized_rows(
+    (
         (FL.FL_6_2, ND, _QUANTIZE_FROM, FLOATS, _Q8, _Q8),
         (FL.FL_6_0, ND, _QUANTIZE_FROM, FLOATS, _Q8, _Q8),
         (FL.FL_3_0, ND, (T.FLOAT32, T.INT32), (T.FLOAT32,), _Q8, _Q8),
         (FL.FL_2_1, D4, (T.FLOAT32, T.INT32), (T.FLOAT32,), _Q8, _Q8),
         (FL.FL_1_0, D4, (T.FLOAT32,), (T.FLOAT32,), (T.UINT8,), (T.UINT8,)),
     ),
-    constraints=[
-        *_same(("InputTensor", "OutputTensor", "ScaleTensor", "ZeroPointTensor"), "DimensionCount", "Sizes"),
-        Same("DataType", "OutputTensor", "ZeroPointTensor"),
-        DataTypeLike("ScaleTensor", "InputTensor", {T.INT32: T.FLOAT32}),
-    ],
+    Same("DataType", "OutputTensor", "ZeroPointTensor"),
+    DataTypeLike("ScaleTensor", "InputTensor", {T.INT32: T.FLOAT32}),
     output_rule=OutputRule(data_type=T.UINT8, type_like="ZeroPointTensor"),  # UINT8 without a zero point, as ONNX
 )
-
 # https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_dequantize_linear_operator_desc
-_INTEGERS = (T.INT32, T.INT16, T.INT8, T.UINT32, T.UINT16, T.UINT8)
-ElementWiseDequantizeLinearOperatorDesc = declare(
+ElementWiseDequantizeLinearOperatorDesc = _quantization(
     OT.ELEMENT_WISE_DEQUANTIZE_LINEAR,
     "(input - zero_point) * scale, rounded once to the output type.",
-    fields=_QUANTIZED_FIELDS(),
-    introduced=FL.FL_1_0,
-    support=_quantized_rows(
+    (
         (FL.FL_6_2, ND, _INTEGERS, FLOATS, _INTEGERS, FLOATS),
         (FL.FL_6_0, ND, _INTEGERS, FLOATS, _INTEGERS, FLOATS),
         (FL.FL_3_0, ND, _INTEGERS, (T.FLOAT32,), _INTEGERS, (T.FLOAT32,)),
         (FL.FL_2_1, D4, _INTEGERS, (T.FLOAT32,), _INTEGERS, (T.FLOAT32,)),
         (FL.FL_1_0, D4, (T.UINT8,), (T.FLOAT32,), (T.UINT8,), (T.FLOAT32,)),
     ),
-    constraints=[
-        *_same(("InputTensor", "OutputTensor", "ScaleTensor", "ZeroPointTensor"), "DimensionCount", "Sizes"),
-        Same("DataType", "InputTensor", "ZeroPointTensor"),
-        Same("DataType", "OutputTensor", "ScaleTensor"),
-    ],
+    Same("DataType", "InputTensor", "ZeroPointTensor"),
+    Same("DataType", "OutputTensor", "ScaleTensor"),
     output_rule=OutputRule(type_like="ScaleTensor"),
 )
 

@@ -17,6 +17,7 @@ from reference import numpy_dtype
 
 import opendml as dml
 from opendml import functional as F
+from opendml.operators import element_wise_logical
 
 OT, T, FL = dml.OperatorType, dml.TensorDataType, dml.FeatureLevel
 SETTINGS = settings(
@@ -90,7 +91,8 @@ def test_any_layout_of_the_operands_computes_what_packed_operands_do(drawn):
     case.check(np.asarray(got), expected, desc, logical)
 
 
-IN_PLACE = [t for t, s in dml.REGISTRY.items() if s.in_place and t in CASES and t.name.startswith("ELEMENT_WISE_")]
+SCHEMAS = [getattr(element_wise_logical, name).schema for name in element_wise_logical.__all__]  # this module's
+IN_PLACE = [s.operator_type for s in SCHEMAS if s.in_place]
 
 
 @pytest.mark.parametrize("op", IN_PLACE, ids=lambda t: t.name)
@@ -196,10 +198,7 @@ def test_functional_outputs_follow_the_output_rules():
 def test_in_place_exactly_where_the_pages_say_so():
     """LOGICAL_AND/OR/XOR/NOT and the BIT operators but BIT_COUNT say "supports in-place execution"; the tests,
     comparisons and quantization operators do not."""
-    from opendml.operators import element_wise_logical
-
-    schemas = [getattr(element_wise_logical, name).schema for name in element_wise_logical.__all__]
     said = {f"LOGICAL_{op}" for op in ("AND", "OR", "XOR", "NOT")}
     said |= {f"BIT_{op}" for op in ("AND", "OR", "XOR", "NOT", "SHIFT_LEFT", "SHIFT_RIGHT")}
-    assert {s.operator_type.name.removeprefix("ELEMENT_WISE_") for s in schemas if s.in_place} == said
-    assert len(schemas) == 21
+    assert {s.operator_type.name.removeprefix("ELEMENT_WISE_") for s in SCHEMAS if s.in_place} == said
+    assert len(SCHEMAS) == 21

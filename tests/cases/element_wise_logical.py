@@ -117,7 +117,8 @@ def quantized_linear_add(desc, inputs):
     def one(a, a_scale, a_zero, b, b_scale, b_zero, out_scale, out_zero):
         a_value = f32((int(a) - int(a_zero or 0)) * Fraction(float(a_scale)))
         b_value = f32((int(b) - int(b_zero or 0)) * Fraction(float(b_scale)))
-        total = f32(Fraction(a_value) + Fraction(b_value))
+        finite = math.isfinite(a_value) and math.isfinite(b_value)  # else IEEE: inf + -inf is NaN
+        total = f32(Fraction(a_value) + Fraction(b_value)) if finite else a_value + b_value
         return quantize(_divide(total, float(out_scale)), int(out_zero or 0), dtype)
 
     return _elementwise(desc, inputs, one)
@@ -160,7 +161,7 @@ def quantized_values(c_name, dtype, shape, rng):
     """Scales from a set that makes ties and saturation common (never 0: the page leaves it undefined)."""
     if "Scale" in c_name:
         return rng.choice(SCALES, size=shape).astype(dtype)
-    return random_values(c_name, dtype, shape, rng)
+    return float_specials(c_name, dtype, shape, rng)  # NaN and infinities among float inputs
 
 
 def int32_takes_float32_scale(types):
@@ -236,10 +237,10 @@ def _bit_reference(f):
     return reference
 
 
-def _quantized(op, reference, example, **options):
+def _quantized(op, reference, *examples, **options):
     """QUANTIZE_LINEAR or DEQUANTIZE_LINEAR, always with a zero point (below 6_2 it is required; its absence is
     tested in tests/test_element_wise_logical.py)."""
-    return Case(op, QUANTIZED, reference=reference, check=bits_equal, values=quantized_values, examples=(example,),
+    return Case(op, QUANTIZED, reference=reference, check=bits_equal, values=quantized_values, examples=examples,
                 params=lambda rank, rng: {"zero_point_tensor": True}, **options)  # fmt: skip
 
 
@@ -372,6 +373,12 @@ register(
             u8([10, 12, 12, 8, 255, 0, 0, 255]),
             params={"zero_point_tensor": True},
         ),
+        _decision(
+            "NaN to Min of INT8",
+            (f32([NAN, -NAN, 0.5, -INF]), f32([0.25] * 4), np.array([3] * 4, np.int8)),
+            np.array([-128, -128, 5, -128], np.int8),
+            params={"zero_point_tensor": True},
+        ),
         types=int32_takes_float32_scale,
     ),
     _quantized(
@@ -407,5 +414,22 @@ register(
             for name in ("a_zero_point_tensor", "b_zero_point_tensor", "output_zero_point_tensor")
             if rng.random() < 0.7
         },
+        examples=(
+            _decision(
+                "float32 steps, ties to even",  # (250 - 2) * .5 + (255 - 1) * .25 = 187.5 -> 188, + 3
+                (
+                    u8([10, 20, 250, 0]),
+                    f32([0.5]),
+                    u8([2]),
+                    u8([5, 5, 255, 0]),
+                    f32([0.25]),
+                    u8([1]),
+                    f32([1]),
+                    u8([3]),
+                ),
+                u8([8, 13, 191, 2]),
+                params={"a_zero_point_tensor": True, "b_zero_point_tensor": True, "output_zero_point_tensor": True},
+            ),
+        ),
     ),
 )

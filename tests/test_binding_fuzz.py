@@ -5,14 +5,14 @@ Operators are grouped by their *binding shape*, read from the declaration: ``una
 (one output, sized like the inputs) and ``reduction`` (the output rule reduces over an axes field); any other
 count of tensors gets a shape of its own (``4-in-1-out``), so no operator is ever left out. Each example draws
 an operator of the shape, a rank (within its top support row, at most 4) and sizes (1-4 per dimension), its
-non-tensor fields from its test case (``case.params``), data types from its top support row (``types_for``),
-and per tensor: strides (none, packed, permuted, padded, random, zero, huge, rarely negative), a
-TotalTensorSizeInBytes, a GuaranteedBaseOffsetAlignment and a binding: a BufferBinding with an offset and size
-into a slice of one shared "arena" (bound as a memoryview, a uint8 array, a uint64 array or a read-only
-memoryview), a plain array, or (outputs) nothing. An input sometimes shares an earlier input's slice; an output
-sometimes lies in an input's slice or is bound to exactly an input's range (in place). Rarely, a data type
-outside the support row, a data type breaking a declared Same(DataType) rule, or an axis out of range makes the
-descriptor invalid.
+non-tensor fields and input values from its test case (``case.params``, ``make_inputs``; plus a few NaNs,
+infinities and zeros), data types from its top support row (``types_for``), and per tensor: strides (none,
+packed, permuted, padded, random, zero, huge, rarely negative), a TotalTensorSizeInBytes, a
+GuaranteedBaseOffsetAlignment and a binding: a BufferBinding with an offset and size into a slice of one shared
+"arena" (bound as a memoryview, a uint8 array, a uint64 array or a read-only memoryview), a plain array, or
+(outputs) nothing. An input sometimes shares an earlier input's slice; an output sometimes lies in an input's
+slice or is bound to exactly an input's range (in place). Rarely, a data type outside the support row, a data
+type breaking a declared Same(DataType) rule, or an axis out of range makes the descriptor invalid.
 
 Every slice is surrounded by guard bytes inside the arena. An independent oracle (written from the contract,
 not from opendml's code; of the declaration it reads only the support row, the Same(DataType) and ValidAxes
@@ -25,7 +25,9 @@ rules and the in_place flag) decides whether the example is valid. Then:
 * an invalid example must raise ``dml.InvalidArgumentError`` (and nothing else) naming the operator;
 * always: no byte of the arena other than the outputs' own elements changes (guards, padding, inputs).
 
-The example budget is fixed for the whole fuzz, whatever the number of operators (see :data:`BUDGET`).
+The example budget is fixed for the whole fuzz, whatever the number of operators (see :data:`BUDGET`); so that
+no operator depends on its luck in the draws, each also runs one fixed broadcast, padded and (where declared)
+in-place example.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from cases import CASES, make_desc, random_values, types_for
+from cases import CASES, make_desc, make_inputs, types_for
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reference import NUMPY_DTYPES, numpy_dtype
@@ -350,6 +352,12 @@ def tensor_plan(draw, c_name, is_output, data_type, sizes, inputs_before):
     )
 
 
+def present_tensors(desc) -> list:
+    """The tensor fields set in ``desc`` (an optional one may be None), inputs first: outputs refer to them."""
+    specs = sorted(desc.schema.tensor_fields, key=lambda spec: spec.is_output)
+    return [spec for spec in specs if getattr(desc, spec.name) is not None]
+
+
 @st.composite
 def example(draw, shape: str):
     """Any operator of ``shape``: fields and data types from its case and top support row, random layouts."""
@@ -362,7 +370,7 @@ def example(draw, shape: str):
     row = top_row(s, params)
     types = types_for(row, draw(st.sampled_from(type_choices(row))))
     packed = make_desc(case, sizes, types, np.random.default_rng(seed), params=params)
-    present = [spec for spec in s.tensor_fields if getattr(packed, spec.name) is not None]  # optional ones may not be
+    present = present_tensors(packed)
     valid_fields = True
     wrong = wrong_types(s, row, types, {spec.c_name for spec in present})
     if wrong and draw(st.integers(0, 24)) == 13:  # rarely: a data type the declaration refuses
@@ -375,9 +383,9 @@ def example(draw, shape: str):
     if not valid_fields:
         packed = make_desc(case, sizes, types, np.random.default_rng(seed), params=params)
     plans: list[TensorPlan] = []
-    for spec in sorted(present, key=lambda spec: spec.is_output):  # inputs first: outputs may refer to them
+    for spec in present:
         tensor = getattr(packed, spec.name)
-        inputs_before = len(plans) if spec.is_input else len(present) - len(s.output_fields)
+        inputs_before = len(plans) if spec.is_input else sum(spec.is_input for spec in present)
         plans.append(draw(tensor_plan(spec.c_name, spec.is_output, tensor.data_type, tensor.sizes, inputs_before)))
     return Example(op, packed, plans, valid_fields, seed)
 
@@ -451,13 +459,12 @@ def hazards_valid(in_place: bool, inputs: list[TensorPlan], outputs: list[Tensor
 # ----------------------------------------------------------------------------------------------------------------
 
 
-def fill_values(case, plan: TensorPlan, count: int, rng) -> np.ndarray:
-    """The case's values for this tensor (conditions, ties...), with a few NaNs, infinities and zeros for floats."""
-    dtype = numpy_dtype(plan.data_type)
-    values = np.array((case.values or random_values)(plan.c_name, dtype, (count,), rng), dtype=dtype)
-    if dtype.kind == "f":
-        special = rng.random(count) < 0.05
-        values[special] = rng.choice(np.array([np.nan, np.inf, -np.inf, -0.0, 0.0], dtype=dtype), special.sum())
+def with_specials(values: np.ndarray, rng) -> np.ndarray:
+    """A few NaNs, infinities and zeros among float values."""
+    values = values.ravel().copy()
+    if values.dtype.kind == "f":
+        special = rng.random(values.size) < 0.05
+        values[special] = rng.choice(np.array([np.nan, np.inf, -np.inf, -0.0, 0.0], values.dtype), special.sum())
     return values
 
 
@@ -509,11 +516,12 @@ def run_example(ex: Example, device: dml.Device) -> str:
     cursor += 32  # guard after the last slice
     arena = rng.integers(0, 256, cursor, dtype=np.uint8)  # the pattern every unwritten byte must keep
 
-    # Element values at every input element's position (inside its slice).
+    # The case's values (conditions, ties...) at every input element's position (inside its slice).
+    arrays = dict(zip((spec.c_name for spec in s.input_fields), make_inputs(case, ex.packed, rng)))
     for plan in inputs:
         offset, strides = plan.layout()
         positions = element_positions(plan.sizes, strides)
-        values = fill_values(case, plan, len(positions), rng).view(np.uint8).reshape(len(positions), -1)
+        values = with_specials(arrays[plan.c_name], rng).view(np.uint8).reshape(len(positions), -1)
         for p, v in zip(positions, values):
             at = offset + p * plan.itemsize
             if at + plan.itemsize <= plan.slice_len:
@@ -644,27 +652,25 @@ def test_fuzz_memory_model(shape, backend):
 
 
 def fixed_example(op: dml.OperatorType, in_place: bool) -> Example:
-    """A valid example of ``op`` that the fuzz's draws might miss: padded strides and offsets everywhere, input 0
-    broadcast along its first dimension (a zero stride); or, ``in_place``, the output bound to exactly input 0's
-    range."""
+    """A valid example of ``op`` that the fuzz's draws might miss: padded strides and an offset for every tensor,
+    input 0 broadcast along its first dimension (a zero stride); or, ``in_place``, the output bound to exactly
+    the range of an input (of its own data type, when there is one)."""
     case, s = CASES[op], dml.REGISTRY[op]
     low, high = rank_range(s)
     rank = max(low, min(3, high))
     sizes = tuple((2, 3)[d % 2] for d in range(rank))
     params = case.params(rank, np.random.default_rng(0))
     packed = make_desc(case, sizes, types_for(top_row(s, params), 0), np.random.default_rng(0), params=params)
-    plans = []
-    for spec in s.tensor_fields:
+    plans: list[TensorPlan] = []
+    for spec in present_tensors(packed):
         tensor = getattr(packed, spec.name)
-        if tensor is None:
-            continue
         padded = row_major([n + 1 for n in tensor.sizes])
-        first = not plans
         plan = TensorPlan(spec.c_name, spec.is_output, tensor.data_type, tensor.sizes, padded, None, 0, "buffer",
-                          "memoryview", 32, "rest", 8, target=0 if spec.is_output else -1)  # fmt: skip
+                          "memoryview", 32, "rest", 8, target=-1)  # fmt: skip
         if spec.is_output and in_place:
-            plan.bind, plan.strides = "same", plans[0].strides
-        elif first and not in_place:
+            plan.target = next((i for i, p in enumerate(plans) if p.data_type == plan.data_type), 0)
+            plan.bind, plan.strides = "same", plans[plan.target].strides
+        elif not plans and not in_place:
             plan.strides = (0, *padded[1:])
         plans.append(plan)
     return Example(op, packed, plans, valid_fields=True, seed=0)

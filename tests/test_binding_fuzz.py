@@ -177,10 +177,10 @@ def rank_range(s: OperatorSchema) -> tuple[int, int]:
     return low, max(low, min(4, *(cell.max_dims for cell in cells)))
 
 
-def type_choices(row: SupportRow) -> list[int]:
+def type_choices(row: SupportRow, case) -> list[int]:
     """The ``types_for`` indices whose types are all byte-addressable."""
     longest = max(len(cell.data_types) for cell in row.tensors.values())
-    return [i for i in range(longest) if all(t in VALUE_TYPES for t in types_for(row, i).values())]
+    return [i for i in range(longest) if all(t in VALUE_TYPES for t in types_for(row, i, case).values())]
 
 
 def wrong_types(s: OperatorSchema, row: SupportRow, types: dict[str, T], present: set[str]) -> list[tuple[str, T]]:
@@ -368,7 +368,7 @@ def example(draw, shape: str):
     seed = draw(st.integers(0, 2**32 - 1))
     params = case.params(rank, np.random.default_rng(seed))
     row = top_row(s, params)
-    types = types_for(row, draw(st.sampled_from(type_choices(row))))
+    types = types_for(row, draw(st.sampled_from(type_choices(row, case))), case)
     packed = make_desc(case, sizes, types, np.random.default_rng(seed), params=params)
     present = present_tensors(packed)
     valid_fields = True
@@ -628,7 +628,7 @@ def test_every_operator_has_a_binding_shape():
     expected = {OT.ACTIVATION_HARD_SIGMOID: "unary", OT.ELEMENT_WISE_IF: "ternary", OT.ARGMAX: "reduction"}
     assert {op: binding_shape(dml.REGISTRY[op]) for op in expected} == expected
     for op, s in dml.REGISTRY.items():
-        assert all(type_choices(row) for row in top_rows(s)), f"{op.name}: no byte-addressable data types"
+        assert all(type_choices(row, CASES[op]) for row in top_rows(s)), f"{op.name}: no byte-addressable data types"
     assert sum(examples_per_run(shape) for shape in OPERATORS) * len(BACKENDS) <= BUDGET
 
 
@@ -660,7 +660,7 @@ def fixed_example(op: dml.OperatorType, in_place: bool) -> Example:
     rank = max(low, min(3, high))
     sizes = tuple((2, 3)[d % 2] for d in range(rank))
     params = case.params(rank, np.random.default_rng(0))
-    packed = make_desc(case, sizes, types_for(top_row(s, params), 0), np.random.default_rng(0), params=params)
+    packed = make_desc(case, sizes, types_for(top_row(s, params), 0, case), np.random.default_rng(0), params=params)
     plans: list[TensorPlan] = []
     for spec in present_tensors(packed):
         tensor = getattr(packed, spec.name)

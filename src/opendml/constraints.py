@@ -17,7 +17,7 @@ from .enums import TENSOR_DIMENSION_COUNT_MAX1, TensorDataType
 from .problems import Problem, summarised
 from .tensor import numpy_dtype
 
-__all__ = ["Same", "ValidAxes", "ReducedOutputSizes", "IndexFitsOutput", "When"]
+__all__ = ["Same", "TypeOfField", "ValidAxes", "ReducedOutputSizes", "IndexFitsOutput", "When"]
 
 
 def _get(desc, c_name: str):
@@ -77,6 +77,27 @@ class Same:
 
     def __str__(self) -> str:
         return f"{_join(self.tensors)} must have the same {self.attribute}"
+
+
+@dataclass(frozen=True)
+class TypeOfField:
+    """A DML_TENSOR_DATA_TYPE field (CLIP1's MinMaxDataType) must be the tensor's DataType."""
+
+    field: str
+    tensor: str
+
+    def fields(self) -> tuple[str, ...]:
+        return (self.field, self.tensor)
+
+    def check(self, desc) -> list[Problem]:
+        data_type, tensor = _get(desc, self.field), _get(desc, self.tensor)
+        if data_type == tensor.data_type:
+            return []
+        return [Problem(f"{self.field} is {data_type.name}, but {self.tensor}.DataType is {tensor.data_type.name}; "
+                        "they must match", self.field)]  # fmt: skip
+
+    def __str__(self) -> str:
+        return f"{self.field} must equal {self.tensor}.DataType"
 
 
 @dataclass(frozen=True)

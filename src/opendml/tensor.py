@@ -284,7 +284,7 @@ def scalar_union_problem(value: int | float, data_type: TensorDataType) -> str |
         return f"cannot be read: its data type is {TensorDataType(data_type).c_name}"
     dtype = numpy_dtype(data_type)
     if dtype.kind == "f":
-        if not math.isfinite(value):
+        if isinstance(value, float) and not math.isfinite(value):
             return None
         try:
             with np.errstate(over="ignore"):

@@ -51,7 +51,9 @@ def scaled(x, desc, dtype: np.dtype):
     if scale_bias is None:
         return x
     f32 = np.dtype(np.float32)
-    g = float_in(float_in(float_in(x, f32) * float_in(scale_bias.scale, f32), f32) + float_in(scale_bias.bias, f32), f32)
+    g = float_in(
+        float_in(float_in(x, f32) * float_in(scale_bias.scale, f32), f32) + float_in(scale_bias.bias, f32), f32
+    )
     return g if dtype.kind == "f" else to_integer(g, dtype)
 
 

@@ -20,8 +20,13 @@ def in_tmp_path(tmp_path, monkeypatch):
 def clip1_model(data_type: str, values: list, low, high, *, min_max_type: str | None = None, in_place=False):
     """CLIP1 of ``values`` to [low, high] (the JSON members as given), printed after the dispatch."""
     count = len(values)
-    desc = {"InputTensor": tensor(data_type, [count]), "OutputTensor": tensor(data_type, [count]),
-            "MinMaxDataType": min_max_type or data_type, "Min": low, "Max": high}  # fmt: skip
+    desc = {
+        "InputTensor": tensor(data_type, [count]),
+        "OutputTensor": tensor(data_type, [count]),
+        "MinMaxDataType": min_max_type or data_type,
+        "Min": low,
+        "Max": high,
+    }
     out = "x" if in_place else "y"
     return model(
         {"x": buffer(data_type, values), "y": buffer(data_type, {"valueCount": count, "value": 0})},
@@ -46,7 +51,9 @@ def clip1_model(data_type: str, values: list, low, high, *, min_max_type: str | 
 )
 def test_clip1_reads_its_scalar_unions_through_min_max_data_type(data_type, low, high, expected, capsys, tmp_path):
     values = [-2, -1, 0, 2, 3] if data_type[0] != "U" else [0, 1, 0, 2, 3]
-    status, out, err = run_model(capsys, tmp_path, clip1_model(data_type, values, low, high), "--print-format", "numbers")
+    status, out, err = run_model(
+        capsys, tmp_path, clip1_model(data_type, values, low, high), "--print-format", "numbers"
+    )
     assert (status, err) == (0, "")
     assert out == f"Resource 'y': {expected}\n"
 
@@ -69,8 +76,10 @@ def test_bad_scalar_unions_are_refused_where_they_are(data_type, low, high, mess
 def test_min_max_data_type_must_be_the_output_type(capsys, tmp_path):
     status, _, err = run_model(capsys, tmp_path, clip1_model("FLOAT32", [1, 2], 0, 1, min_max_type="FLOAT16"))
     assert status == 1
-    assert "dispatchables.clip.desc.MinMaxDataType: DML_OPERATOR_ELEMENT_WISE_CLIP1: MinMaxDataType is FLOAT16, " \
-           "but OutputTensor.DataType is FLOAT32; they must match" in err  # fmt: skip
+    assert (
+        "dispatchables.clip.desc.MinMaxDataType: DML_OPERATOR_ELEMENT_WISE_CLIP1: MinMaxDataType is FLOAT16, "
+        "but OutputTensor.DataType is FLOAT32; they must match" in err
+    )
 
 
 def test_clip1_runs_in_place_from_json(capsys, tmp_path):
@@ -91,8 +100,12 @@ def identity_model(scale_bias) -> dict:
 
 @pytest.mark.parametrize(
     "scale_bias, expected",
-    [(..., "1, 2, 3"), (None, "1, 2, 3"), ({"Scale": -1, "Bias": 0.5}, "-0.5, -1.5, -2.5"),
-     ({"Scale": "inf", "Bias": 0}, "inf, inf, inf")],  # fmt: skip
+    [
+        (..., "1, 2, 3"),
+        (None, "1, 2, 3"),
+        ({"Scale": -1, "Bias": 0.5}, "-0.5, -1.5, -2.5"),
+        ({"Scale": "inf", "Bias": 0}, "inf, inf, inf"),
+    ],
 )
 def test_scale_bias_is_optional_and_read_as_a_struct(scale_bias, expected, capsys, tmp_path):
     assert run_model(capsys, tmp_path, identity_model(scale_bias)) == (0, f"Resource 'y': {expected}\n", "")
@@ -108,8 +121,9 @@ def test_a_scale_bias_without_bias_is_refused(capsys, tmp_path):
 
 def clip1(data_type: T, low, high, min_max_type: T | None = None) -> dml.ElementWiseClip1OperatorDesc:
     x = dml.BufferTensorDesc(data_type, (4,))
-    return dml.ElementWiseClip1OperatorDesc(input_tensor=x, output_tensor=x, min_max_data_type=min_max_type or data_type,
-                                            min=low, max=high)  # fmt: skip
+    return dml.ElementWiseClip1OperatorDesc(
+        input_tensor=x, output_tensor=x, min_max_data_type=min_max_type or data_type, min=low, max=high
+    )
 
 
 @pytest.mark.parametrize(

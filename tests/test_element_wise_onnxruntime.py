@@ -45,8 +45,23 @@ class Pairing:
     ulps: int = 0  # float32 distance allowed; float16 results agree within 1 ulp for every computed member
 
 
-_TRANSCENDENTAL_ULPS = {"Exp": 1, "Log": 2, "Sin": 1, "Cos": 1, "Tan": 1, "Asin": 4, "Acos": 4, "Atan": 3, "Sinh": 2,
-                        "Cosh": 1, "Tanh": 4, "Asinh": 1, "Acosh": 2, "Atanh": 1, "Erf": 1}  # fmt: skip
+_TRANSCENDENTAL_ULPS = {
+    "Exp": 1,
+    "Log": 2,
+    "Sin": 1,
+    "Cos": 1,
+    "Tan": 1,
+    "Asin": 4,
+    "Acos": 4,
+    "Atan": 3,
+    "Sinh": 2,
+    "Cosh": 1,
+    "Tanh": 4,
+    "Asinh": 1,
+    "Acosh": 2,
+    "Atanh": 1,
+    "Erf": 1,
+}
 TABLE = {
     OT.ELEMENT_WISE_ADD: Pairing("Add", FLOATS + INTS),
     OT.ELEMENT_WISE_SUBTRACT: Pairing("Sub", FLOATS + INTS),
@@ -60,8 +75,9 @@ TABLE = {
     OT.ELEMENT_WISE_MAX: Pairing("Max", FLOATS + INTS),
     OT.ELEMENT_WISE_MIN: Pairing("Min", FLOATS + INTS),
     OT.ELEMENT_WISE_MEAN: Pairing("Mean"),
-    OT.ELEMENT_WISE_CLIP: Pairing("Clip", FLOATS + INTS, params={"min": -1.0, "max": 2.0},
-                                  constants=(("min", -1), ("max", 2))),  # fmt: skip
+    OT.ELEMENT_WISE_CLIP: Pairing(
+        "Clip", FLOATS + INTS, params={"min": -1.0, "max": 2.0}, constants=(("min", -1), ("max", 2))
+    ),
     OT.ELEMENT_WISE_THRESHOLD: Pairing("Clip", FLOATS, params={"min": 0.5}, constants=(("min", 0.5),)),
     OT.ELEMENT_WISE_SIGN: Pairing("Sign", FLOATS + INTS),
     OT.ELEMENT_WISE_CEIL: Pairing("Ceil"),
@@ -69,8 +85,10 @@ TABLE = {
     OT.ELEMENT_WISE_ROUND: Pairing("Round", params={"rounding_mode": dml.RoundingMode.HALVES_TO_NEAREST_EVEN}),
     OT.ELEMENT_WISE_MODULUS_TRUNCATE: Pairing("Mod", FLOATS + INTS, attrs=(("fmod", 1),)),
     OT.ELEMENT_WISE_MODULUS_FLOOR: Pairing("Mod", INTS, attrs=(("fmod", 0),)),
-    **{getattr(OT, f"ELEMENT_WISE_{name.upper()}"): Pairing(name, ulps=ulps)
-       for name, ulps in _TRANSCENDENTAL_ULPS.items()},  # fmt: skip
+    **{
+        getattr(OT, f"ELEMENT_WISE_{name.upper()}"): Pairing(name, ulps=ulps)
+        for name, ulps in _TRANSCENDENTAL_ULPS.items()
+    },
 }
 
 
@@ -79,8 +97,12 @@ def _session(onnx: str, opset: int, attrs: tuple, dtype: str, inputs: int) -> on
     elem = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
     names = [f"i{k}" for k in range(inputs)]
     node = helper.make_node(onnx, names, ["y"], **dict(attrs))
-    graph = helper.make_graph([node], onnx.lower(), [helper.make_tensor_value_info(n, elem, None) for n in names],
-                              [helper.make_tensor_value_info("y", elem, None)])  # fmt: skip
+    graph = helper.make_graph(
+        [node],
+        onnx.lower(),
+        [helper.make_tensor_value_info(n, elem, None) for n in names],
+        [helper.make_tensor_value_info("y", elem, None)],
+    )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     model.ir_version = 8
     options = onnxruntime.SessionOptions()
@@ -142,7 +164,11 @@ def test_onnxruntime_agrees(op, data_type):
 
 def test_exception_sign_of_nan_is_zero_where_onnxruntime_says_nan():
     x = np.array([np.nan, -np.nan, -0.0], np.float32)
-    (ours,) = execute(make_desc(CASES[OT.ELEMENT_WISE_SIGN], x.shape, dict.fromkeys(("InputTensor", "OutputTensor"),
-                                                                                    T.FLOAT32), rng_for()), [x])  # fmt: skip
+    (ours,) = execute(
+        make_desc(
+            CASES[OT.ELEMENT_WISE_SIGN], x.shape, dict.fromkeys(("InputTensor", "OutputTensor"), T.FLOAT32), rng_for()
+        ),
+        [x],
+    )
     assert ours.tolist() == [0.0, 0.0, 0.0]
     assert np.isnan(run_onnxruntime(TABLE[OT.ELEMENT_WISE_SIGN], [x])[:2]).all()

@@ -16,15 +16,41 @@ from cases import CASES, execute, make_desc, rng_for, schema
 import opendml as dml
 
 T = dml.TensorDataType
-FAMILY = [op for op, case in CASES.items() if case.reference.__module__ == "cases.element_wise"
-          and op != dml.OperatorType.ELEMENT_WISE_IF]  # fmt: skip
+FAMILY = [
+    op
+    for op, case in CASES.items()
+    if case.reference.__module__ == "cases.element_wise" and op != dml.OperatorType.ELEMENT_WISE_IF
+]
 
 
 def float_specials(dtype: np.dtype) -> np.ndarray:
     info = np.finfo(dtype)
-    values = [np.nan, -np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.5, -2.5, 3.0, 1e-3,
-              float(info.smallest_subnormal), -float(info.smallest_subnormal), float(info.max), -float(info.max),
-              float(info.tiny), 0.99951171875, 88.7, -103.9, 11.1, 1.5707963]  # fmt: skip
+    values = [
+        np.nan,
+        -np.nan,
+        np.inf,
+        -np.inf,
+        0.0,
+        -0.0,
+        1.0,
+        -1.0,
+        0.5,
+        -0.5,
+        2.5,
+        -2.5,
+        3.0,
+        1e-3,
+        float(info.smallest_subnormal),
+        -float(info.smallest_subnormal),
+        float(info.max),
+        -float(info.max),
+        float(info.tiny),
+        0.99951171875,
+        88.7,
+        -103.9,
+        11.1,
+        1.5707963,
+    ]
     with np.errstate(over="ignore"):
         return np.array(values, np.float64).astype(dtype)
 
@@ -68,8 +94,9 @@ def test_erf_is_accurate_in_float64():
 
     from opendml.kernels.reference.element_wise import erf
 
-    x = np.concatenate([np.linspace(-7, 7, 20001), [0.0, -0.0, 1e-300, -5e-324, 2.9999999, 3.0, 3.0000001, np.inf,
-                                                    -np.inf]])  # fmt: skip
+    x = np.concatenate(
+        [np.linspace(-7, 7, 20001), [0.0, -0.0, 1e-300, -5e-324, 2.9999999, 3.0, 3.0000001, np.inf, -np.inf]]
+    )
     got = erf(x)
     expected = np.array([math.erf(v) for v in x])
     # within 16 double ulps (exp(-x*x) inherits the rounding of x*x): 2^-48 relative, far below a float32 ulp

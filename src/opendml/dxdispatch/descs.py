@@ -180,7 +180,8 @@ def read_scalar_union(node: Node, data_type: TensorDataType, data_type_node: Nod
             return float(np.array(value.uint(16), np.uint16).view(np.float16))
         return read_scalar(value, data_type)
     if isinstance(node.value, (list, bool)) or node.value is None:
-        raise node.expected(f"a number or an object {{\"{member}\": ...}} (a DML_SCALAR_UNION read as {data_type.name})")
+        form = f'a number or an object {{"{member}": ...}}'
+        raise node.expected(f"{form} (a DML_SCALAR_UNION read as {data_type.name})")
     if data_type == TensorDataType.FLOAT16:
         return float(float16_truncated(np.float32(node.real()))[()])
     return read_scalar(node, data_type)

@@ -113,7 +113,8 @@ def _binary(op: OperatorType, doc: str, introduced: FL, rows):
     """``ATensor, BTensor, OutputTensor``: one type and one size for all three; the output may alias A or B."""
     members = {"a_tensor": input_tensor(), "b_tensor": input_tensor(), "output_tensor": output_tensor()}
     return declare(op, doc, fields=members, introduced=introduced, support=_rows(_BINARY_TENSORS, rows),
-                   constraints=_same(*_BINARY_TENSORS), in_place=True, output_rule=OutputRule(like="ATensor"))  # fmt: skip
+                   constraints=_same(*_BINARY_TENSORS), in_place=True,
+                   output_rule=OutputRule(like="ATensor"))  # fmt: skip
 
 
 def _clip_grad(op: OperatorType, doc: str, introduced: FL, rows, **fields):
@@ -205,11 +206,18 @@ _POW_TENSORS = ("InputTensor", "ExponentTensor", "OutputTensor")
 ElementWisePowOperatorDesc = declare(
     OT.ELEMENT_WISE_POW,
     "f(input, exponent) = pow(input, exponent)",
-    fields={"input_tensor": input_tensor(), "exponent_tensor": input_tensor(), "output_tensor": output_tensor(),
-            "scale_bias": struct_field(ScaleBias, optional=True)},  # fmt: skip
+    fields={
+        "input_tensor": input_tensor(),
+        "exponent_tensor": input_tensor(),
+        "output_tensor": output_tensor(),
+        "scale_bias": struct_field(ScaleBias, optional=True),
+    },  # fmt: skip
     introduced=FL.FL_1_0,
     support=_rows(_POW_TENSORS, ((FL.FL_3_0, 1, 8, _8), (FL.FL_1_0, 4, 4, _FLOATS))),
-    constraints=[*_same(*_POW_TENSORS, what=("DimensionCount", "Sizes")), Same("DataType", "InputTensor", "OutputTensor")],
+    constraints=[
+        *_same(*_POW_TENSORS, what=("DimensionCount", "Sizes")),
+        Same("DataType", "InputTensor", "OutputTensor"),
+    ],  # fmt: skip
     in_place=("InputTensor",),
 )
 
@@ -218,6 +226,7 @@ ElementWiseClipGradOperatorDesc = _clip_grad(OT.ELEMENT_WISE_CLIP_GRAD, "f(x, g)
     FL.FL_3_1, ((FL.FL_5_0, 1, 8, _ALL), (FL.FL_3_1, 1, 8, _8)), min=float_field(), max=float_field())  # fmt: skip
 ElementWiseClipGrad1OperatorDesc = _clip_grad(OT.ELEMENT_WISE_CLIP_GRAD1,
     "f(x, g) = 0 if x <= Min or x >= Max else g", FL.FL_5_0, ((FL.FL_5_0, 1, 8, _ALL),),
-    min_max_data_type=enum_field(T), min=scalar_union("MinMaxDataType"), max=scalar_union("MinMaxDataType"))  # fmt: skip
+    min_max_data_type=enum_field(T), min=scalar_union("MinMaxDataType"),
+    max=scalar_union("MinMaxDataType"))  # fmt: skip
 
 __all__ += [name for name in list(globals()) if name.startswith("ElementWise") and name != "ElementWiseIfOperatorDesc"]

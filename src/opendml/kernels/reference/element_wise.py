@@ -39,7 +39,9 @@ def to_integer(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
     info = np.iinfo(dtype)
     with np.errstate(invalid="ignore"):
         t = np.nan_to_num(np.trunc(np.asarray(values, np.float64)), nan=0.0, posinf=np.inf, neginf=-np.inf)
-        high = float(info.max) >= 2.0**63 and np.nextafter(float(info.max), 0.0) or float(info.max)
+        high = float(info.max)
+        if high >= 2.0**63:  # the 64-bit maxima round up to 2^63, 2^64 in float64: clip below, then set
+            high = float(np.nextafter(high, 0.0))
         result = np.clip(t, float(info.min), high).astype(dtype)
         result[t >= float(info.max) + 1.0] = info.max  # 2^63 and 2^64 are not below the limit in float64
     return result

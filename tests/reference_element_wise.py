@@ -75,25 +75,22 @@ def is_nan(v) -> bool:
     return isinstance(v, float) and v != v
 
 
-def ieee_max(a, b):
-    """IEEE 754-2019 maximum: NaN propagates (a's first), +0 above -0."""
-    if is_nan(a):
-        return a
-    if is_nan(b):
-        return b
-    if a == b == 0 and isinstance(a, float):
-        return a if math.copysign(1, a) > 0 else b
-    return a if a > b else b
+def _ieee(larger: bool):
+    """IEEE 754-2019 maximum (``larger``) or minimum: NaN propagates (a's first), +0 above -0."""
+
+    def pick(a, b):
+        if is_nan(a):
+            return a
+        if is_nan(b):
+            return b
+        if a == b == 0 and isinstance(a, float):
+            return a if (math.copysign(1, a) > 0) == larger else b
+        return a if (a > b) == larger and a != b else b
+
+    return pick
 
 
-def ieee_min(a, b):
-    if is_nan(a):
-        return a
-    if is_nan(b):
-        return b
-    if a == b == 0 and isinstance(a, float):
-        return a if math.copysign(1, a) < 0 else b
-    return a if a < b else b
+ieee_max, ieee_min = _ieee(True), _ieee(False)
 
 
 def divide(a: float, b: float) -> float:

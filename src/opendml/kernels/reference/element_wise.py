@@ -215,28 +215,25 @@ def sign(desc, inputs, outputs) -> None:
         _store(out, (x > 0).astype(np.int8) - (x < 0).astype(np.int8))
 
 
-def _maximum(a, b) -> np.ndarray:
-    """IEEE 754-2019 maximum: NaN propagates (a's NaN first), +0 is above -0."""
-    dtype = np.result_type(a, b)
-    a, b = np.asarray(a, dtype), np.asarray(b, dtype)  # float16 data meets float32 bounds in float32, exactly
-    result = np.maximum(a, b)
-    if dtype.kind == "f":
-        with np.errstate(invalid="ignore"):
-            tie = np.broadcast_to(a == b, result.shape)
-        np.copyto(_raw(result), _raw(a) & _raw(b), where=tie)  # +0 & -0 -> +0
-    return result
+def _ieee(extreme, zero_bits):
+    """IEEE 754-2019 maximum or minimum: NaN propagates (a's NaN first); between +0 and -0 (equal values whose
+    bits differ) ``zero_bits`` picks: AND of the bits gives +0 (maximum), OR gives -0 (minimum)."""
+
+    def pick(a, b) -> np.ndarray:
+        dtype = np.result_type(a, b)
+        a, b = np.asarray(a, dtype), np.asarray(b, dtype)  # float16 data meets float32 bounds in float32, exactly
+        result = extreme(a, b)
+        if dtype.kind == "f":
+            with np.errstate(invalid="ignore"):
+                tie = np.broadcast_to(a == b, result.shape)
+            np.copyto(_raw(result), zero_bits(_raw(a), _raw(b)), where=tie)
+        return result
+
+    return pick
 
 
-def _minimum(a, b) -> np.ndarray:
-    """IEEE 754-2019 minimum: NaN propagates (a's NaN first), -0 is below +0."""
-    dtype = np.result_type(a, b)
-    a, b = np.asarray(a, dtype), np.asarray(b, dtype)  # float16 data meets float32 bounds in float32, exactly
-    result = np.minimum(a, b)
-    if dtype.kind == "f":
-        with np.errstate(invalid="ignore"):
-            tie = np.broadcast_to(a == b, result.shape)
-        np.copyto(_raw(result), _raw(a) | _raw(b), where=tie)  # +0 | -0 -> -0
-    return result
+_maximum = _ieee(np.maximum, np.bitwise_and)
+_minimum = _ieee(np.minimum, np.bitwise_or)
 
 
 @register(OperatorType.ELEMENT_WISE_THRESHOLD)

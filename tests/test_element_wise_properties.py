@@ -18,7 +18,7 @@ from opendml import functional as F
 
 OT, T = dml.OperatorType, dml.TensorDataType
 SETTINGS = settings(
-    deadline=None, max_examples=30, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow]
+    deadline=None, max_examples=20, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow]
 )
 BINARY = [
     OT.ELEMENT_WISE_ADD,

@@ -8,6 +8,7 @@ import pytest
 from dxdispatch_support import buffer, dispatch, model, prints, run_model, tensor
 
 import opendml as dml
+from opendml import functional as F
 
 T = dml.TensorDataType
 
@@ -188,3 +189,16 @@ def test_binary_members_run_in_place_over_either_input(output_aliases):
     target = a if output_aliases == "ATensor" else b
     compiled.execute([dml.BufferBinding(a), dml.BufferBinding(b)], [dml.BufferBinding(target)])
     assert target.tolist() == [9, 18, 27]
+
+
+def test_pow_exponent_type_must_be_the_input_type_below_3_0():
+    """The POW page: until DML_FEATURE_LEVEL_3_0, ExponentTensor must have InputTensor's data type."""
+    x, e = dml.BufferTensorDesc(T.FLOAT32, (1, 1, 2, 2)), dml.BufferTensorDesc(T.FLOAT16, (1, 1, 2, 2))
+    desc = dml.ElementWisePowOperatorDesc(input_tensor=x, exponent_tensor=e, output_tensor=x)
+    assert dml.Device(feature_level=dml.FeatureLevel.FL_2_1).validate(desc) == [
+        "DML_OPERATOR_ELEMENT_WISE_POW: below DML_FEATURE_LEVEL_3_0, InputTensor and ExponentTensor must have the "
+        "same DataType, but InputTensor has FLOAT32 and ExponentTensor has FLOAT16"
+    ]
+    assert dml.Device(feature_level=dml.FeatureLevel.FL_3_0).validate(desc) == []
+    base, exponent = np.array([4.0], np.float32), np.array([0.5], np.float16)
+    assert F.element_wise_pow(base.reshape(1, 1, 1, 1), exponent.reshape(1, 1, 1, 1)).item() == 2.0

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .enums import TENSOR_DIMENSION_COUNT_MAX1, TensorDataType
+from .enums import TENSOR_DIMENSION_COUNT_MAX1, FeatureLevel, TensorDataType
 from .problems import Problem, summarised
 from .tensor import numpy_dtype
 
-__all__ = ["Same", "TypeOfField", "ValidAxes", "ReducedOutputSizes", "IndexFitsOutput", "When"]
+__all__ = ["Same", "TypeOfField", "Below", "ValidAxes", "ReducedOutputSizes", "IndexFitsOutput", "When"]
 
 
 def _get(desc, c_name: str):
@@ -225,6 +225,34 @@ class When:
     def __str__(self) -> str:
         names = " or ".join(v.name for v in self.values)
         return f"when {self.field} is {names}: " + "; ".join(str(rule) for rule in self.rules)
+
+
+@dataclass(frozen=True)
+class Below:
+    """Rules that hold only on devices below ``feature_level`` (POW: until 3_0 ExponentTensor has InputTensor's
+    DataType). Validation calls :meth:`check_at` with the device's level."""
+
+    feature_level: FeatureLevel
+    rules: tuple
+
+    def __init__(self, feature_level: FeatureLevel, *rules):
+        object.__setattr__(self, "feature_level", feature_level)
+        object.__setattr__(self, "rules", rules)
+
+    def fields(self) -> tuple[str, ...]:
+        return tuple(name for rule in self.rules for name in rule.fields())
+
+    def check(self, desc) -> list[Problem]:
+        return []  # the rules depend on the feature level: see check_at
+
+    def check_at(self, desc, feature_level: FeatureLevel) -> list[Problem]:
+        if feature_level >= self.feature_level:
+            return []
+        return [Problem(f"below {self.feature_level.c_name}, {p.text}", p.field, p.member, p.index)
+                for rule in self.rules for p in rule.check(desc)]  # fmt: skip
+
+    def __str__(self) -> str:
+        return f"below {self.feature_level.c_name}: " + "; ".join(str(rule) for rule in self.rules)
 
 
 def _join(names: tuple[str, ...]) -> str:

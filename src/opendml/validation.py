@@ -31,8 +31,8 @@ def problems_of(desc: OperatorDesc, feature_level: FeatureLevel, *, fused: bool 
             problems += spec.kind.problems(desc, spec, feature_level)
     if fused:
         return problems  # the constraints relate tensors, which a fused activation does not have
-    for rule in schema.constraints:
-        problems += rule.check(desc)
+    for rule in schema.constraints:  # a rule of some levels only (constraints.Below) is given the level
+        problems += rule.check_at(desc, feature_level) if hasattr(rule, "check_at") else rule.check(desc)
     return problems
 
 

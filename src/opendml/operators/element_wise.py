@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..constraints import Same, TypeOfField
+from ..constraints import Below, Same, TypeOfField
 from ..enums import FeatureLevel as FL
 from ..enums import OperatorType, RoundingMode
 from ..enums import TensorDataType as T
@@ -217,6 +217,7 @@ ElementWisePowOperatorDesc = declare(
     constraints=[
         *_same(*_POW_TENSORS, what=("DimensionCount", "Sizes")),
         Same("DataType", "InputTensor", "OutputTensor"),
+        Below(FL.FL_3_0, Same("DataType", "InputTensor", "ExponentTensor")),  # the page's remark
     ],  # fmt: skip
     in_place=("InputTensor",),
 )

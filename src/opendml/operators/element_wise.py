@@ -9,7 +9,6 @@ from ..enums import TensorDataType as T
 from ..schema import (
     OperatorDesc,
     OutputRule,
-    ScalarUnion,
     declare,
     enum_field,
     float_field,
@@ -99,12 +98,10 @@ def _unary(op: OperatorType, doc: str, introduced: FL, rows, *, scale_bias: bool
     members = {"input_tensor": input_tensor(), "output_tensor": output_tensor()}
     if scale_bias:
         members["scale_bias"] = struct_field(ScaleBias, optional=True)
-    constraints = [*_same(*_UNARY_TENSORS)]
-    for name, value in fields.items():
-        members[name] = value
-        if isinstance(value.metadata["kind"], ScalarUnion):  # its data type must be the output's
-            constraints.append(TypeOfField(value.metadata["kind"].data_type_field, "OutputTensor"))
-    constraints = list(dict.fromkeys(constraints))
+    members.update(fields)
+    constraints = _same(*_UNARY_TENSORS)
+    if "min_max_data_type" in fields:  # the scalar unions' data type must be the output's
+        constraints.append(TypeOfField("MinMaxDataType", "OutputTensor"))
     return declare(op, doc, fields=members, introduced=introduced, support=_rows(_UNARY_TENSORS, rows),
                    constraints=constraints, in_place=True)  # fmt: skip
 

@@ -379,7 +379,8 @@ class NestedOperator(Kind):
                     "needs a FLOAT32 or FLOAT16 output", name))  # fmt: skip
         from .validation import problems_of  # the nested descriptor is validated as a whole operator
 
-        problems += [p.within(name) for p in problems_of(fused, feature_level, fused=True)]
+        nested = problems_of(fused, feature_level, fused=True)
+        problems += [Problem(f"{fused.schema.c_name}: {p}", p.field).within(name) for p in nested]
         return problems
 
     def describe(self) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..constraints import Same
 from ..enums import FeatureLevel as FL
 from ..enums import OperatorType
@@ -9,6 +11,7 @@ from ..enums import TensorDataType as T
 from ..schema import (
     OperatorDesc,
     OutputRule,
+    fused_activation,
     input_tensor,
     operator,
     output_tensor,
@@ -17,7 +20,7 @@ from ..schema import (
 )
 from ..tensor import BufferTensorDesc
 
-__all__ = ["ElementWiseIfOperatorDesc"]
+__all__ = ["ElementWiseIfOperatorDesc", "ElementWiseAdd1OperatorDesc"]
 
 _IF_TYPES_3_0 = (T.FLOAT32, T.FLOAT16, T.INT32, T.INT16, T.INT8, T.UINT32, T.UINT16, T.UINT8)
 _IF_TYPES_5_0 = (T.FLOAT64, T.FLOAT32, T.FLOAT16, T.INT64, T.INT32, T.INT16, T.INT8, T.UINT64, T.UINT32,
@@ -58,3 +61,28 @@ class ElementWiseIfOperatorDesc(OperatorDesc):
     a_tensor: BufferTensorDesc = input_tensor()
     b_tensor: BufferTensorDesc = input_tensor()
     output_tensor: BufferTensorDesc = output_tensor()
+
+
+# https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_add1_operator_desc
+_ADD1 = ("ATensor", "BTensor", "OutputTensor")
+_FLOATS = (T.FLOAT32, T.FLOAT16)
+
+
+@operator(
+    OperatorType.ELEMENT_WISE_ADD1,
+    introduced=FL.FL_2_0,
+    support=[
+        row(FL.FL_3_0, **{name: supports(1, 8, *_FLOATS) for name in _ADD1}),
+        row(FL.FL_2_0, **{name: supports(4, 5, *_FLOATS) for name in _ADD1}),
+    ],
+    constraints=[Same(attribute, *_ADD1) for attribute in ("DataType", "DimensionCount", "Sizes")],
+    in_place=True,
+    output_rule=OutputRule(like="ATensor"),
+)
+class ElementWiseAdd1OperatorDesc(OperatorDesc):
+    """DML_ELEMENT_WISE_ADD1_OPERATOR_DESC: ``FusedActivation(a + b)``, element by element."""
+
+    a_tensor: BufferTensorDesc = input_tensor()
+    b_tensor: BufferTensorDesc = input_tensor()
+    output_tensor: BufferTensorDesc = output_tensor()
+    fused_activation: Any = fused_activation()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...enums import OperatorType
-from .. import register
+from .. import apply_fused_activation, register
 
 
 @register(OperatorType.ELEMENT_WISE_IF)
@@ -23,3 +23,12 @@ def element_wise_if(desc, inputs, outputs) -> None:
     np.bitwise_xor(a.view(bits), b_raw, out=raw)
     np.bitwise_and(raw, mask, out=raw)
     np.bitwise_xor(raw, b_raw, out=raw)
+
+
+@register(OperatorType.ELEMENT_WISE_ADD1)
+def element_wise_add1(desc, inputs, outputs) -> None:
+    """``FusedActivation(a + b)``: the IEEE sum in the tensors' type (correctly rounded; FLOAT16 through float32
+    is exact before its one rounding), then the fused activation applied to the output in place."""
+    (a, b), (out,) = inputs, outputs
+    np.add(a, b, out=out)
+    apply_fused_activation(desc, outputs)

@@ -1,8 +1,5 @@
 """The mirror of directml.h and the operator table checked against each other and against the header's values."""
 
-import dataclasses
-import re
-
 import pytest
 
 import opendml as dml
@@ -81,84 +78,13 @@ def test_constants():
     assert dml.MINIMUM_BUFFER_TENSOR_ALIGNMENT == 16
 
 
-# What the DirectML doc pages say, transcribed here a second time: availability and the support rows' levels.
-EXPECTED_OPERATORS = {
-    dml.OperatorType.ACTIVATION_HARDMAX1: ("ActivationHardmax1OperatorDesc", "5_1", ["5_1"]),
-    dml.OperatorType.ACTIVATION_LOG_SOFTMAX1: ("ActivationLogSoftmax1OperatorDesc", "5_1", ["5_1"]),
-    dml.OperatorType.ELEMENT_WISE_IF: ("ElementWiseIfOperatorDesc", "2_0", ["5_0", "3_0", "2_0"]),
-    dml.OperatorType.ARGMAX: ("ArgmaxOperatorDesc", "3_0", ["4_1", "3_0"]),
-    dml.OperatorType.ACTIVATION_HARD_SIGMOID: ("ActivationHardSigmoidOperatorDesc", "1_0", ["3_0", "2_0", "1_0"]),
-}
-# The activation family of issue 10 and ADD1 (their pages' "Availability" and table headings), written out again.
-_CLASSIC = ["3_0", "2_0", "1_0"]
-EXPECTED_OPERATORS.update({
-    getattr(dml.OperatorType, name): ("".join(w.capitalize() for w in name.split("_")) + "OperatorDesc", low, rows)
-    for name, low, rows in [
-        ("ACTIVATION_ELU", "1_0", _CLASSIC), ("ACTIVATION_IDENTITY", "1_0", _CLASSIC),
-        ("ACTIVATION_LEAKY_RELU", "1_0", _CLASSIC), ("ACTIVATION_LINEAR", "1_0", _CLASSIC),
-        ("ACTIVATION_PARAMETERIZED_RELU", "1_0", ["5_1", *_CLASSIC]),
-        ("ACTIVATION_PARAMETRIC_SOFTPLUS", "1_0", _CLASSIC), ("ACTIVATION_RELU", "1_0", ["5_1", *_CLASSIC]),
-        ("ACTIVATION_SCALED_ELU", "1_0", _CLASSIC), ("ACTIVATION_SCALED_TANH", "1_0", _CLASSIC),
-        ("ACTIVATION_SIGMOID", "1_0", _CLASSIC), ("ACTIVATION_SOFTPLUS", "1_0", _CLASSIC),
-        ("ACTIVATION_SOFTSIGN", "1_0", _CLASSIC), ("ACTIVATION_TANH", "1_0", _CLASSIC),
-        ("ACTIVATION_THRESHOLDED_RELU", "1_0", _CLASSIC), ("ACTIVATION_SHRINK", "2_0", ["5_1", "3_0", "2_0"]),
-        ("ACTIVATION_CELU", "3_0", ["3_0"]), ("ACTIVATION_RELU_GRAD", "3_0", ["5_1", "4_0", "3_0"]),
-        ("ACTIVATION_GELU", "5_1", ["5_1"]), ("ACTIVATION_SWISH", "6_2", ["6_2"]),
-        ("ACTIVATION_HARD_SWISH", "6_2", ["6_2"]), ("ELEMENT_WISE_ADD1", "2_0", ["3_0", "2_0"]),
-    ]
-})  # fmt: skip
-#: Operators whose page says the output may alias the input (the rest of EXPECTED_OPERATORS may not).
-IN_PLACE = {getattr(dml.OperatorType, name) for name in (
-    "ACTIVATION_HARD_SIGMOID", "ACTIVATION_ELU", "ACTIVATION_IDENTITY", "ACTIVATION_LEAKY_RELU", "ACTIVATION_LINEAR",
-    "ACTIVATION_PARAMETERIZED_RELU", "ACTIVATION_PARAMETRIC_SOFTPLUS", "ACTIVATION_RELU", "ACTIVATION_SCALED_ELU",
-    "ACTIVATION_SCALED_TANH", "ACTIVATION_SIGMOID", "ACTIVATION_SOFTPLUS", "ACTIVATION_SOFTSIGN", "ACTIVATION_TANH",
-    "ACTIVATION_THRESHOLDED_RELU", "ACTIVATION_SHRINK", "ACTIVATION_CELU", "ACTIVATION_SWISH", "ACTIVATION_HARD_SWISH",
-    "ELEMENT_WISE_ADD1")}  # fmt: skip
-C_FIELDS = {  # the C structs' fields, in header order (directml-notes §2)
-    dml.OperatorType.ACTIVATION_HARDMAX1: ["InputTensor", "OutputTensor", "AxisCount", "Axes"],
-    dml.OperatorType.ACTIVATION_LOG_SOFTMAX1: ["InputTensor", "OutputTensor", "AxisCount", "Axes"],
-    dml.OperatorType.ELEMENT_WISE_IF: ["ConditionTensor", "ATensor", "BTensor", "OutputTensor"],
-    dml.OperatorType.ARGMAX: ["InputTensor", "OutputTensor", "AxisCount", "Axes", "AxisDirection"],
-    dml.OperatorType.ACTIVATION_HARD_SIGMOID: ["InputTensor", "OutputTensor", "Alpha", "Beta"],
-}
-
-
-def test_registry_declares_the_expected_operators():
-    assert set(EXPECTED_OPERATORS) <= set(dml.REGISTRY)  # every declared one has a case: tests/test_cases.py
-    for op_type, (class_name, introduced, rows) in EXPECTED_OPERATORS.items():
-        schema = dml.REGISTRY[op_type]
-        assert schema.desc_class is getattr(dml, class_name)
-        assert schema.introduced.version == introduced
-        assert [r.feature_level.version for r in schema.support] == rows
-
-
-@pytest.mark.parametrize("op_type", list(C_FIELDS))
-def test_descriptor_mirrors_the_c_struct_mechanically(op_type):
-    schema = dml.REGISTRY[op_type]
-    # Type name: strip DML_, PascalCase.
-    c_struct = f"{op_type.c_name}_OPERATOR_DESC".removeprefix("DML_OPERATOR_")
-    assert schema.desc_class.__name__ == "".join(w.capitalize() for w in c_struct.split("_"))
-    # Fields: header order; snake_case of the C name; a count field folded into its array (a listed deviation).
-    mirrored = []
-    for spec in schema.fields:
-        assert spec.name == re.sub(r"(?<!^)(?=[A-Z])", "_", spec.c_name).lower()
-        if isinstance(spec.kind, Array):
-            mirrored.append(spec.kind.count_c_name)
-        mirrored.append(spec.c_name)
-    assert mirrored == C_FIELDS[op_type]
-    assert [f.name for f in dataclasses.fields(schema.desc_class)] == [s.name for s in schema.fields]
-
-
-def test_every_folded_field_is_a_recorded_deviation():
+def test_every_folded_count_is_a_recorded_deviation():
+    """Each count + pointer pair is one tuple in Python (the header mirror itself is tests/test_cases.py's)."""
     folded = {
         s.kind.count_c_name for schema in dml.REGISTRY.values() for s in schema.fields if isinstance(s.kind, Array)
     }
-    assert folded == {"AxisCount"}
-    assert any("AxisCount" in d.c_api for d in DEVIATIONS)
-
-
-def test_in_place_exactly_where_the_page_says_so():
-    assert {t for t in EXPECTED_OPERATORS if dml.REGISTRY[t].in_place} == IN_PLACE
+    assert folded and all(name.endswith("Count") for name in folded)
+    assert any("count plus array pointer" in d.c_api for d in DEVIATIONS)
 
 
 def test_public_names():

@@ -95,9 +95,11 @@ class ValidAxes:
         if not axes:
             return [Problem(f"{count} is 0; at least one axis must be given in {self.axes}", self.axes)]
         if len(axes) > TENSOR_DIMENSION_COUNT_MAX1:  # never valid: refused before any per-axis work
-            return [Problem(
+            text = (
                 f"{count} is {len(axes)}, but a tensor has at most {TENSOR_DIMENSION_COUNT_MAX1} dimensions "
-                f"(DML_TENSOR_DIMENSION_COUNT_MAX1) and each may be listed once in {self.axes}", self.axes)]  # fmt: skip
+                f"(DML_TENSOR_DIMENSION_COUNT_MAX1) and each may be listed once in {self.axes}"
+            )
+            return [Problem(text, self.axes)]
         out_of_range = [
             Problem(f"{self.axes}[{i}] is {axis}, outside [0, {dims - 1}] ({self.tensor}.DimensionCount is {dims})",
                     self.axes, index=i)

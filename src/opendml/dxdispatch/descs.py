@@ -19,7 +19,7 @@ from typing import Any
 from ..enums import OperatorType, TensorDataType, TensorFlags, TensorType
 from ..errors import InvalidArgumentError, OperatorNotImplementedError
 from ..problems import Problem
-from ..schema import FieldSpec, OperatorDesc, Scalar, schema_of
+from ..schema import REGISTRY, FieldSpec, OperatorDesc, Scalar, schema_of
 from ..tensor import BufferTensorDesc
 from .jsonc import Node, closest
 
@@ -191,6 +191,9 @@ def read_operator_desc(
         schema = schema_of(operator_type)
     except OperatorNotImplementedError as error:
         raise type_node.error(str(error)) from None
+    if nested and not schema.fusable:  # its tensors are required, but a fused activation has none
+        fusable = ", ".join(s.operator_type.name for s in REGISTRY.values() if s.fusable)
+        raise type_node.error(f"{schema.c_name} cannot be fused (fusable: {fusable})")
     fields = desc_fields(dispatchable)
     json = _this_module()
     read = [spec for spec in schema.fields if not (nested and spec.is_tensor)]

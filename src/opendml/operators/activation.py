@@ -124,9 +124,7 @@ def _floats(*names: str, **defaults: float) -> dict:
 
 
 OT = OperatorType
-ActivationEluOperatorDesc = _unary(
-    OT.ACTIVATION_ELU, "``x if x >= 0 else alpha * expm1(x)``.", **_floats(alpha=1.0)
-)
+ActivationEluOperatorDesc = _unary(OT.ACTIVATION_ELU, "``x if x >= 0 else alpha * expm1(x)``.", **_floats(alpha=1.0))
 ActivationIdentityOperatorDesc = _unary(OT.ACTIVATION_IDENTITY, "``x``, bit for bit.")
 ActivationLeakyReluOperatorDesc = _unary(
     OT.ACTIVATION_LEAKY_RELU, "``x if x >= 0 else alpha * x``.", **_floats(alpha=0.01)

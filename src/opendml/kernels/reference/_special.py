@@ -45,7 +45,7 @@ def _erfc_nonnegative(u: np.ndarray) -> np.ndarray:
 
 def erfc(x: np.ndarray) -> np.ndarray:
     """The complementary error function of a float64 array (a new array); NaN gives NaN, erfc(+-inf) = 0, 2."""
-    x = np.asarray(x, np.float64)
+    x = np.ascontiguousarray(x, np.float64)  # reshape(-1) below must be a view, never a copy
     out = np.empty_like(x)
     flat_in, flat_out = x.reshape(-1), out.reshape(-1)
     with np.errstate(all="ignore"):  # u = inf: t is NaN, handled below; exp(-u*u) underflows to 0 on purpose
@@ -68,5 +68,5 @@ def erf(x: np.ndarray) -> np.ndarray:
         for n in range(1, 24):  # 2/sqrt(pi) * sum (-1)^n z^(2n+1) / (n! (2n+1)); 0.25^23 / 23! is far below 1e-17
             term *= -z2 / n
             total += term / (2 * n + 1)
-        out[small] = total * (2 / math.sqrt(math.pi))
+        out[small] = np.where(z == 0, z, total * (2 / math.sqrt(math.pi)))  # erf(-0.0) is -0.0
     return out

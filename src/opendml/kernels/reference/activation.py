@@ -62,7 +62,8 @@ def hard_sigmoid(desc, inputs, outputs) -> None:
 # The element-wise activations (issue 10). Floats are computed in float64 from the FLOAT parameters as the C
 # struct holds them (float32 values) and rounded once to the output type. Every kernel reads its whole input into
 # a float64 working array before it writes, so any of them may run in place (and as a fused activation, on its
-# host's output). Shared rules (README, "Semantics and decisions"): NaN propagates; a zero coefficient times an
+# host's output). Shared rules (README, "Semantics and decisions"): NaN propagates (as the default quiet NaN but
+# in the selects done in the tensor's own type: IDENTITY, RELU, RELU_GRAD); a zero coefficient times an
 # infinite input is the formula's limit, a signed zero, not NaN (:func:`_times`); constant-0 branches give +0.0.
 # ----------------------------------------------------------------------------------------------------------------
 
@@ -78,10 +79,17 @@ def _unary_float(formula):
         (x,), (out,) = inputs, outputs
         with np.errstate(all="ignore"):  # overflow to inf, inf - inf and 0 / 0 are results here, not warnings
             y = formula(desc, x.astype(np.float64))
-            np.copyto(out, y, casting="unsafe")  # the one rounding (beyond the type's range: inf)
+            _store(out, y)
 
     kernel.__doc__ = formula.__doc__
     return kernel
+
+
+def _store(out, y) -> None:
+    """``y`` (float64) rounded once into ``out`` (beyond the type's range: inf); every NaN becomes the default
+    quiet NaN, so that the result's bits never depend on how NaN signs and payloads travel through the formula."""
+    y[np.isnan(y)] = np.nan
+    np.copyto(out, y, casting="unsafe")
 
 
 def _times(a, b):
@@ -190,7 +198,7 @@ def parameterized_relu(desc, inputs, outputs) -> None:
         return
     with np.errstate(all="ignore"):
         x64 = x.astype(np.float64)
-        np.copyto(out, np.where(x64 >= 0, x64, _times(slope.astype(np.float64), x64)), casting="unsafe")
+        _store(out, np.where(x64 >= 0, x64, _times(slope.astype(np.float64), x64)))
 
 
 @register(OperatorType.ACTIVATION_SHRINK)
@@ -207,7 +215,7 @@ def shrink(desc, inputs, outputs) -> None:
         above, below = x64 > threshold, x64 < -threshold
         if out.dtype.kind == "f":
             y = np.where(above, x64 - bias, np.where(below, x64 + bias, 0.0))
-            np.copyto(out, _nan_kept(y, x64), casting="unsafe")
+            _store(out, _nan_kept(y, x64))
             return
         y = np.where(above, _minus_toward_zero(x64, bias), np.where(below, _minus_toward_zero(x64, -bias), 0.0))
         info = np.iinfo(out.dtype)

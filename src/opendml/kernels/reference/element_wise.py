@@ -30,5 +30,6 @@ def element_wise_add1(desc, inputs, outputs) -> None:
     """``FusedActivation(a + b)``: the IEEE sum in the tensors' type (correctly rounded; FLOAT16 through float32
     is exact before its one rounding), then the fused activation applied to the output in place."""
     (a, b), (out,) = inputs, outputs
-    np.add(a, b, out=out)
+    with np.errstate(all="ignore"):  # inf + -inf is NaN and an overflow is inf: results, not warnings
+        np.add(a, b, out=out)
     apply_fused_activation(desc, outputs)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..constraints import AtLeast, Same, ValidAxes
+from ..constraints import AtLeast, ValidAxes
 from ..enums import FeatureLevel as FL
 from ..enums import OperatorType
 from ..enums import TensorDataType as T
@@ -18,7 +18,7 @@ from ..schema import (
     uint_array,
 )
 from ..tensor import BufferTensorDesc
-from ._common import FLOATS, SAME_AS_INPUT
+from ._common import FLOATS, SAME_AS_INPUT, same_type_and_shape
 
 __all__ = [
     "ActivationHardmax1OperatorDesc",
@@ -138,7 +138,7 @@ ActivationParameterizedReluOperatorDesc = declare(
     fields={"input_tensor": input_tensor(), "slope_tensor": input_tensor(), "output_tensor": output_tensor()},
     introduced=FL.FL_1_0,
     support=_rows(_PRELU, ((FL.FL_5_1, 1, 8, _SIGNED), *_SINCE_1_0)),
-    constraints=[Same(attribute, *_PRELU) for attribute in ("DataType", "DimensionCount", "Sizes")],
+    constraints=same_type_and_shape(*_PRELU),
     in_place=True,
 )
 ActivationParametricSoftplusOperatorDesc = _unary(
@@ -185,7 +185,7 @@ ActivationReluGradOperatorDesc = declare(
     },
     introduced=FL.FL_3_0,
     support=_rows(_RELU_GRAD, ((FL.FL_5_1, 1, 8, _SIGNED), (FL.FL_4_0, 1, 8, FLOATS), *_SINCE_3_0)),
-    constraints=[Same(attribute, *_RELU_GRAD) for attribute in ("DataType", "DimensionCount", "Sizes")],
+    constraints=same_type_and_shape(*_RELU_GRAD),
 )
 ActivationGeluOperatorDesc = _unary(
     OT.ACTIVATION_GELU, "``0.5 * x * (1 + erf(x / sqrt(2)))``.", _SINCE_5_1, in_place=False

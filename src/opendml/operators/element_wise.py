@@ -19,6 +19,7 @@ from ..schema import (
     supports,
 )
 from ..tensor import BufferTensorDesc
+from ._common import FLOATS, same_type_and_shape
 
 __all__ = ["ElementWiseIfOperatorDesc", "ElementWiseAdd1OperatorDesc"]
 
@@ -65,17 +66,16 @@ class ElementWiseIfOperatorDesc(OperatorDesc):
 
 # https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_add1_operator_desc
 _ADD1 = ("ATensor", "BTensor", "OutputTensor")
-_FLOATS = (T.FLOAT32, T.FLOAT16)
 
 
 @operator(
     OperatorType.ELEMENT_WISE_ADD1,
     introduced=FL.FL_2_0,
     support=[
-        row(FL.FL_3_0, **{name: supports(1, 8, *_FLOATS) for name in _ADD1}),
-        row(FL.FL_2_0, **{name: supports(4, 5, *_FLOATS) for name in _ADD1}),
+        row(FL.FL_3_0, **{name: supports(1, 8, *FLOATS) for name in _ADD1}),
+        row(FL.FL_2_0, **{name: supports(4, 5, *FLOATS) for name in _ADD1}),
     ],
-    constraints=[Same(attribute, *_ADD1) for attribute in ("DataType", "DimensionCount", "Sizes")],
+    constraints=same_type_and_shape(*_ADD1),
     in_place=True,
     output_rule=OutputRule(like="ATensor"),
 )

@@ -17,7 +17,7 @@ from numpy.polynomial import chebyshev
 __all__ = ["erfc", "erf"]
 
 _K = 3.75
-_DEGREE = 32
+_DEGREE = 22  # 4e-15 relative on [0, 27]; beyond it erfc underflows to 0 anyway
 _BLOCK = 8192
 
 

@@ -104,8 +104,18 @@ def _rows(tensors: tuple[str, ...], tables) -> list:
     return [row(fl, **{name: supports(low, high, *types) for name in tensors}) for fl, low, high, types in tables]
 
 
-def _unary(op: OperatorType, doc: str, tables=_SINCE_1_0, *, in_place=True, fusable=True, constraints=(), **fields):
-    """An activation of InputTensor into OutputTensor (same type and sizes) plus FLOAT ``fields``."""
+#: "Activations that are supported for fusion", as the fused-activations page prints them (HARD_SIGMOID is
+#: declared above; ELEMENT_WISE_CLIP, "for Convolution and GEMM only", is no activation of this family).
+_FUSABLE = {
+    getattr(OperatorType, f"ACTIVATION_{name}")
+    for name in ("LINEAR", "SIGMOID", "TANH", "SCALED_TANH", "RELU", "LEAKY_RELU", "THRESHOLDED_RELU", "ELU", "CELU",
+                 "SCALED_ELU", "SOFTPLUS", "PARAMETRIC_SOFTPLUS", "SOFTSIGN", "IDENTITY", "SHRINK", "GELU")
+}  # fmt: skip
+
+
+def _unary(op: OperatorType, doc: str, tables=_SINCE_1_0, *, in_place=True, constraints=(), **fields):
+    """An activation of InputTensor into OutputTensor (same type and sizes) plus FLOAT ``fields``; fusable when
+    the fused-activations page lists it."""
     return declare(
         op,
         f"DML_{op.name}_OPERATOR_DESC: {doc}",
@@ -114,7 +124,7 @@ def _unary(op: OperatorType, doc: str, tables=_SINCE_1_0, *, in_place=True, fusa
         support=_rows(("InputTensor", "OutputTensor"), tables),
         constraints=[*SAME_AS_INPUT, *constraints],
         in_place=in_place,
-        fusable=fusable,
+        fusable=op in _FUSABLE,
     )
 
 
@@ -191,11 +201,9 @@ ActivationGeluOperatorDesc = _unary(
     OT.ACTIVATION_GELU, "``0.5 * x * (1 + erf(x / sqrt(2)))``.", _SINCE_5_1, in_place=False
 )
 ActivationSwishOperatorDesc = _unary(
-    OT.ACTIVATION_SWISH, "``x * sigmoid(sigmoid_input_scale * x)``.", _SINCE_6_2, fusable=False,
-    **_floats("sigmoid_input_scale"),
-)  # fmt: skip
+    OT.ACTIVATION_SWISH, "``x * sigmoid(sigmoid_input_scale * x)``.", _SINCE_6_2, **_floats("sigmoid_input_scale")
+)
 ActivationHardSwishOperatorDesc = _unary(
-    OT.ACTIVATION_HARD_SWISH, "``x * max(0, min(alpha * x + beta, 1))``.", _SINCE_6_2, fusable=False,
-    **_floats("alpha", "beta"),
-)  # fmt: skip
+    OT.ACTIVATION_HARD_SWISH, "``x * max(0, min(alpha * x + beta, 1))``.", _SINCE_6_2, **_floats("alpha", "beta")
+)
 del OT

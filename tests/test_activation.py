@@ -5,6 +5,7 @@ layer and JSON runner), layouts, and the float64 erf the GELU kernel uses."""
 from __future__ import annotations
 
 import inspect
+import json
 import math
 
 import activation_reference as act
@@ -18,8 +19,11 @@ from hypothesis import strategies as st
 
 import opendml as dml
 from opendml import functional as F
+from opendml.dxdispatch import jsonc
+from opendml.dxdispatch.descs import read_operator_desc
+from opendml.dxdispatch.jsonc import Node
 from opendml.kernels.reference._special import erf, erfc
-from opendml.schema import SupportBy
+from opendml.schema import SupportBy, desc_json
 
 T, OT, FL = dml.TensorDataType, dml.OperatorType, dml.FeatureLevel
 F32, F16 = T.FLOAT32, T.FLOAT16
@@ -444,3 +448,15 @@ def test_gelu_float32_is_correctly_rounded_on_a_dense_grid():
     want = np.array([act.gelu(v) for v in x.astype(np.float64).tolist()])
     act.assert_within_ulps(got, want, 1)
     assert np.count_nonzero(got != want.astype(np.float32)) <= 4
+
+
+@pytest.mark.parametrize("op", FUSABLE, ids=lambda t: t.name)
+def test_fused_activations_round_trip_through_the_json_runner(op):
+    """desc_json writes a fused activation as a nested {"type", "desc"} without tensors; it reads back equal."""
+    rng = rng_for(op.name, "json")
+    host = add1(dml.REGISTRY[op].desc_class(**CASES[op].params(2, rng)))
+    written = desc_json(host)
+    assert "InputTensor" not in written["desc"]["FusedActivation"]["desc"]
+    text = json.dumps({"dispatchables": {"d": written}})
+    node = Node(jsonc.parse(text, "model.json"), ("dispatchables", "d"), json.loads(text)["dispatchables"]["d"])
+    assert read_operator_desc(node) == host

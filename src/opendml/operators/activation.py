@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from ..constraints import AtLeast, ValidAxes
+from ..constraints import ValidAxes
 from ..enums import FeatureLevel as FL
 from ..enums import OperatorType
-from ..enums import TensorDataType as T
 from ..schema import (
     OperatorDesc,
-    declare,
     float_field,
     input_tensor,
     operator,
@@ -18,17 +16,9 @@ from ..schema import (
     uint_array,
 )
 from ..tensor import BufferTensorDesc
-from ._common import FLOATS, SAME_AS_INPUT, same_type_and_shape
+from ._common import FLOATS, SAME_AS_INPUT
 
-__all__ = [
-    "ActivationHardmax1OperatorDesc",
-    "ActivationLogSoftmax1OperatorDesc",
-    "ActivationHardSigmoidOperatorDesc",
-    *(f"Activation{name}OperatorDesc" for name in (
-        "Elu", "Identity", "LeakyRelu", "Linear", "ParameterizedRelu", "ParametricSoftplus", "Relu", "ScaledElu",
-        "ScaledTanh", "Sigmoid", "Softplus", "Softsign", "Tanh", "ThresholdedRelu", "Shrink", "Celu", "ReluGrad",
-        "Gelu", "Swish", "HardSwish"))
-]  # fmt: skip
+__all__ = ["ActivationHardmax1OperatorDesc", "ActivationLogSoftmax1OperatorDesc", "ActivationHardSigmoidOperatorDesc"]
 
 
 # https://learn.microsoft.com/windows/ai/directml/api/ns-directml-dml_activation_hardmax1_operator_desc
@@ -89,6 +79,18 @@ class ActivationHardSigmoidOperatorDesc(OperatorDesc):
 # activations the fused-activations page lists are ``fusable``. Pages: https://learn.microsoft.com/windows/win32/
 # api/directml/ns-directml-dml_activation_<name>_operator_desc (GELU, SWISH, HARD_SWISH: windows/ai/directml/api).
 # ----------------------------------------------------------------------------------------------------------------
+
+from ..constraints import AtLeast  # noqa: E402
+from ..enums import TensorDataType as T  # noqa: E402
+from ..schema import declare  # noqa: E402
+from ._common import same_type_and_shape  # noqa: E402
+
+__all__ += [
+    f"Activation{name}OperatorDesc"
+    for name in ("Elu", "Identity", "LeakyRelu", "Linear", "ParameterizedRelu", "ParametricSoftplus", "Relu",
+                 "ScaledElu", "ScaledTanh", "Sigmoid", "Softplus", "Softsign", "Tanh", "ThresholdedRelu", "Shrink",
+                 "Celu", "ReluGrad", "Gelu", "Swish", "HardSwish")
+]  # fmt: skip
 
 _SIGNED = (T.FLOAT32, T.FLOAT16, T.INT32, T.INT16, T.INT8)
 _EVERY = (*_SIGNED, T.UINT32, T.UINT16, T.UINT8)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..constraints import Same
 from ..enums import FeatureLevel as FL
 from ..enums import OperatorType
@@ -11,7 +9,6 @@ from ..enums import TensorDataType as T
 from ..schema import (
     OperatorDesc,
     OutputRule,
-    fused_activation,
     input_tensor,
     operator,
     output_tensor,
@@ -19,9 +16,8 @@ from ..schema import (
     supports,
 )
 from ..tensor import BufferTensorDesc
-from ._common import FLOATS, same_type_and_shape
 
-__all__ = ["ElementWiseIfOperatorDesc", "ElementWiseAdd1OperatorDesc"]
+__all__ = ["ElementWiseIfOperatorDesc"]
 
 _IF_TYPES_3_0 = (T.FLOAT32, T.FLOAT16, T.INT32, T.INT16, T.INT8, T.UINT32, T.UINT16, T.UINT8)
 _IF_TYPES_5_0 = (T.FLOAT64, T.FLOAT32, T.FLOAT16, T.INT64, T.INT32, T.INT16, T.INT8, T.UINT64, T.UINT32,
@@ -65,6 +61,12 @@ class ElementWiseIfOperatorDesc(OperatorDesc):
 
 
 # https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_add1_operator_desc
+from typing import Any  # noqa: E402
+
+from ..schema import fused_activation  # noqa: E402
+from ._common import FLOATS, same_type_and_shape  # noqa: E402
+
+__all__ += ["ElementWiseAdd1OperatorDesc"]
 _ADD1 = ("ATensor", "BTensor", "OutputTensor")
 
 

@@ -17,7 +17,7 @@ from .enums import TENSOR_DIMENSION_COUNT_MAX1, FeatureLevel, TensorDataType
 from .problems import Problem, summarised
 from .tensor import numpy_dtype
 
-__all__ = ["Same", "TypeOfField", "Below", "ValidAxes", "ReducedOutputSizes", "IndexFitsOutput", "When"]
+__all__ = ["Same", "TypeOfField", "Below", "ValidAxes", "ReducedOutputSizes", "IndexFitsOutput", "When", "AtLeast"]
 
 
 def _get(desc, c_name: str):
@@ -225,6 +225,35 @@ class When:
     def __str__(self) -> str:
         names = " or ".join(v.name for v in self.values)
         return f"when {self.field} is {names}: " + "; ".join(str(rule) for rule in self.rules)
+
+
+@dataclass(frozen=True)
+class AtLeast:
+    """A FLOAT field's lower bound (NaN breaks it too), in force below the feature level that lifted it, if any:
+    rules that depend on the level define ``check_at(desc, feature_level)``, which validation prefers."""
+
+    field: str
+    minimum: float
+    lifted_in: FeatureLevel | None = None
+
+    def fields(self) -> tuple[str, ...]:
+        return (self.field,)
+
+    def check(self, desc) -> list[Problem]:
+        return self.check_at(desc, None)
+
+    def check_at(self, desc, feature_level: FeatureLevel | None) -> list[Problem]:
+        if self.lifted_in is not None and feature_level is not None and feature_level >= self.lifted_in:
+            return []
+        value = _get(desc, self.field)
+        if value >= self.minimum:
+            return []
+        lifted = f"; {self.lifted_in.c_name} and above allow it" if self.lifted_in else ""
+        return [Problem(f"{self.field} is {value}, but it must be at least {self.minimum:g}{lifted}", self.field)]
+
+    def __str__(self) -> str:
+        below = f" below {self.lifted_in.c_name}" if self.lifted_in else ""
+        return f"{self.field} must be at least {self.minimum:g}{below}"
 
 
 @dataclass(frozen=True)

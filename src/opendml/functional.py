@@ -62,6 +62,11 @@ def parameter_name(spec: FieldSpec) -> str:
     return "x" if spec.name == "input_tensor" else spec.name.removesuffix("_tensor")
 
 
+def _maybe_null(spec: FieldSpec) -> bool:
+    """A ``_Maybenull_`` tensor; a fusable activation's tensors are NULL only inside a host, never here."""
+    return spec.kind.optional and not spec.nullable_when_fused
+
+
 def _array(x: Any, name: str) -> np.ndarray:
     if not isinstance(x, np.ndarray):
         raise InvalidArgumentError(
@@ -104,7 +109,7 @@ def _make(schema: OperatorSchema) -> Callable[..., Any]:
         inspect.Parameter(
             name,
             inspect.Parameter.POSITIONAL_OR_KEYWORD,
-            default=None if spec.kind.optional else inspect.Parameter.empty,
+            default=None if _maybe_null(spec) else inspect.Parameter.empty,
         )
         for spec, name in tensors
     ]
@@ -130,7 +135,7 @@ def _make(schema: OperatorSchema) -> Callable[..., Any]:
         arrays, descs = [], {}
         for spec, parameter in tensors:
             given = values[parameter]
-            if given is None and spec.kind.optional:
+            if given is None and _maybe_null(spec):
                 arrays.append(None)
                 continue
             arrays.append(_array(given, parameter))

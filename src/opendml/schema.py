@@ -413,7 +413,8 @@ class NestedOperator(Kind):
                     "needs a FLOAT32 or FLOAT16 output", name))  # fmt: skip
         from .validation import problems_of  # the nested descriptor is validated as a whole operator
 
-        problems += [p.within(name) for p in problems_of(fused, feature_level, fused=True)]
+        nested = problems_of(fused, feature_level, fused=True)
+        problems += [Problem(f"{fused.schema.c_name}: {p}", p.field).within(name) for p in nested]
         return problems
 
     def describe(self) -> str:
@@ -755,7 +756,8 @@ def schema_of(operator_type: OperatorType) -> OperatorSchema:
     try:
         return REGISTRY[operator_type]
     except KeyError:
-        raise OperatorNotImplementedError(  # the list of those implemented is long: the README's table has it
+        implemented = ", ".join(t.name for t in REGISTRY)
+        raise OperatorNotImplementedError(
             f"{OperatorType(operator_type).c_name} is a DirectML operator not implemented by opendml yet "
-            "(opendml.REGISTRY and the README's operator table list those it implements)"
+            f"(implemented: {implemented})"
         ) from None

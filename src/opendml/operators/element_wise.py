@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
-from ..constraints import Below, Same, TypeOfField
+from ..constraints import Same
 from ..enums import FeatureLevel as FL
-from ..enums import OperatorType, RoundingMode
+from ..enums import OperatorType
 from ..enums import TensorDataType as T
 from ..schema import (
     OperatorDesc,
     OutputRule,
-    declare,
-    enum_field,
-    float_field,
     input_tensor,
     operator,
     output_tensor,
     row,
-    scalar_union,
-    struct_field,
     supports,
 )
-from ..structs import ScaleBias
 from ..tensor import BufferTensorDesc
 
 __all__ = ["ElementWiseIfOperatorDesc"]
@@ -66,21 +60,55 @@ class ElementWiseIfOperatorDesc(OperatorDesc):
     output_tensor: BufferTensorDesc = output_tensor()
 
 
+# https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_add1_operator_desc
+from typing import Any  # noqa: E402
+
+from ..schema import fused_activation  # noqa: E402
+from ._common import FLOATS, same_type_and_shape  # noqa: E402
+
+__all__ += ["ElementWiseAdd1OperatorDesc"]
+_ADD1 = ("ATensor", "BTensor", "OutputTensor")
+
+
+@operator(
+    OperatorType.ELEMENT_WISE_ADD1,
+    introduced=FL.FL_2_0,
+    support=[
+        row(FL.FL_3_0, **{name: supports(1, 8, *FLOATS) for name in _ADD1}),
+        row(FL.FL_2_0, **{name: supports(4, 5, *FLOATS) for name in _ADD1}),
+    ],
+    constraints=same_type_and_shape(*_ADD1),
+    in_place=True,
+    output_rule=OutputRule(like="ATensor"),
+)
+class ElementWiseAdd1OperatorDesc(OperatorDesc):
+    """DML_ELEMENT_WISE_ADD1_OPERATOR_DESC: ``FusedActivation(a + b)``, element by element."""
+
+    a_tensor: BufferTensorDesc = input_tensor()
+    b_tensor: BufferTensorDesc = input_tensor()
+    output_tensor: BufferTensorDesc = output_tensor()
+    fused_activation: Any = fused_activation()
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # Arithmetic and transcendental members: DML_ELEMENT_WISE_<OP>_OPERATOR_DESC, declared compactly.
 # A support row is written (level, min_dims, max_dims, types), as printed on the page; every tensor of the
 # operator shares it (the pages list the same cell for each tensor).
 # ----------------------------------------------------------------------------------------------------------------
 
+from ..constraints import Below, TypeOfField  # noqa: E402
+from ..enums import RoundingMode  # noqa: E402
+from ..schema import declare, enum_field, float_field, scalar_union, struct_field  # noqa: E402
+from ..structs import ScaleBias  # noqa: E402
+
 _ALL = (T.FLOAT32, T.FLOAT16, T.INT64, T.INT32, T.INT16, T.INT8, T.UINT64, T.UINT32, T.UINT16, T.UINT8)
 _ALL_F64 = (T.FLOAT64, *_ALL)
 _32 = (T.FLOAT32, T.FLOAT16, T.INT32, T.UINT32)  # floats and 32-bit integers
 _8 = (T.FLOAT32, T.FLOAT16, T.INT32, T.INT16, T.INT8, T.UINT32, T.UINT16, T.UINT8)  # no 64-bit types
 _SIGNED = (T.FLOAT32, T.FLOAT16, T.INT64, T.INT32, T.INT16, T.INT8)
-_FLOATS = (T.FLOAT32, T.FLOAT16)
 #: The rows of most float-only unary members: 1 to 8 dimensions from 3_0, exactly 4 at the level of introduction.
-_FLOAT_ROWS_1_0 = ((FL.FL_3_0, 1, 8, _FLOATS), (FL.FL_1_0, 4, 4, _FLOATS))
-_FLOAT_ROWS_2_0 = ((FL.FL_3_0, 1, 8, _FLOATS), (FL.FL_2_0, 4, 4, _FLOATS))
+_FLOAT_ROWS_1_0 = ((FL.FL_3_0, 1, 8, FLOATS), (FL.FL_1_0, 4, 4, FLOATS))
+_FLOAT_ROWS_2_0 = ((FL.FL_3_0, 1, 8, FLOATS), (FL.FL_2_0, 4, 4, FLOATS))
 _UNARY_TENSORS = ("InputTensor", "OutputTensor")
 _BINARY_TENSORS = ("ATensor", "BTensor", "OutputTensor")
 
@@ -89,17 +117,13 @@ def _rows(tensors: tuple[str, ...], rows) -> list:
     return [row(level, **dict.fromkeys(tensors, supports(low, high, *types))) for level, low, high, types in rows]
 
 
-def _same(*tensors: str, what=("DataType", "DimensionCount", "Sizes")) -> list:
-    return [Same(attribute, *tensors) for attribute in what]
-
-
 def _unary(op: OperatorType, doc: str, introduced: FL, rows, *, scale_bias: bool = True, **fields):
     """``InputTensor, OutputTensor[, ScaleBias], <fields>``: same type and sizes in and out, runs in place."""
     members = {"input_tensor": input_tensor(), "output_tensor": output_tensor()}
     if scale_bias:
         members["scale_bias"] = struct_field(ScaleBias, optional=True)
     members.update(fields)
-    constraints = _same(*_UNARY_TENSORS)
+    constraints = same_type_and_shape(*_UNARY_TENSORS)
     if "min_max_data_type" in fields:  # the scalar unions' data type must be the output's
         constraints.append(TypeOfField("MinMaxDataType", "OutputTensor"))
     return declare(op, doc, fields=members, introduced=introduced, support=_rows(_UNARY_TENSORS, rows),
@@ -110,7 +134,7 @@ def _binary(op: OperatorType, doc: str, introduced: FL, rows):
     """``ATensor, BTensor, OutputTensor``: one type and one size for all three; the output may alias A or B."""
     members = {"a_tensor": input_tensor(), "b_tensor": input_tensor(), "output_tensor": output_tensor()}
     return declare(op, doc, fields=members, introduced=introduced, support=_rows(_BINARY_TENSORS, rows),
-                   constraints=_same(*_BINARY_TENSORS), in_place=True,
+                   constraints=same_type_and_shape(*_BINARY_TENSORS), in_place=True,
                    output_rule=OutputRule(like="ATensor"))  # fmt: skip
 
 
@@ -119,7 +143,7 @@ def _clip_grad(op: OperatorType, doc: str, introduced: FL, rows, **fields):
     tensors = ("InputTensor", "InputGradientTensor", "OutputGradientTensor")
     members = {"input_tensor": input_tensor(), "input_gradient_tensor": input_tensor(),
                "output_gradient_tensor": output_tensor(), **fields}  # fmt: skip
-    constraints = _same("InputGradientTensor", "InputTensor", "OutputGradientTensor")
+    constraints = same_type_and_shape("InputGradientTensor", "InputTensor", "OutputGradientTensor")
     if "min_max_data_type" in fields:
         constraints.append(TypeOfField("MinMaxDataType", "OutputGradientTensor"))
     return declare(op, doc, fields=members, introduced=introduced, support=_rows(tensors, rows),
@@ -129,10 +153,10 @@ def _clip_grad(op: OperatorType, doc: str, introduced: FL, rows, **fields):
 OT = OperatorType
 # Unary arithmetic, with the optional DML_SCALE_BIAS applied to the input first: f(x * Scale + Bias).
 ElementWiseIdentityOperatorDesc = _unary(OT.ELEMENT_WISE_IDENTITY, "f(x) = x", FL.FL_1_0, (
-    (FL.FL_4_1, 1, 8, _ALL_F64), (FL.FL_3_0, 1, 8, _8), (FL.FL_2_1, 4, 5, _8), (FL.FL_1_0, 4, 5, _FLOATS)))  # fmt: skip
+    (FL.FL_4_1, 1, 8, _ALL_F64), (FL.FL_3_0, 1, 8, _8), (FL.FL_2_1, 4, 5, _8), (FL.FL_1_0, 4, 5, FLOATS)))  # fmt: skip
 ElementWiseAbsOperatorDesc = _unary(OT.ELEMENT_WISE_ABS, "f(x) = abs(x)", FL.FL_1_0, (
     (FL.FL_4_1, 1, 8, _SIGNED), (FL.FL_3_0, 1, 8, _SIGNED[:2] + _SIGNED[3:]),
-    (FL.FL_2_1, 4, 4, _SIGNED[:2] + _SIGNED[3:]), (FL.FL_1_0, 4, 4, _FLOATS)))  # fmt: skip
+    (FL.FL_2_1, 4, 4, _SIGNED[:2] + _SIGNED[3:]), (FL.FL_1_0, 4, 4, FLOATS)))  # fmt: skip
 ElementWiseNegateOperatorDesc = _unary(OT.ELEMENT_WISE_NEGATE, "f(x) = -x", FL.FL_5_0, (
     (FL.FL_5_0, 1, 8, _SIGNED),), scale_bias=False)  # fmt: skip
 ElementWiseRecipOperatorDesc = _unary(OT.ELEMENT_WISE_RECIP, "f(x) = 1 / x", FL.FL_1_0, _FLOAT_ROWS_1_0)
@@ -140,17 +164,17 @@ ElementWiseSqrtOperatorDesc = _unary(OT.ELEMENT_WISE_SQRT, "f(x) = sqrt(x)", FL.
 ElementWiseCeilOperatorDesc = _unary(OT.ELEMENT_WISE_CEIL, "f(x) = ceil(x)", FL.FL_1_0, _FLOAT_ROWS_1_0)
 ElementWiseFloorOperatorDesc = _unary(OT.ELEMENT_WISE_FLOOR, "f(x) = floor(x)", FL.FL_1_0, _FLOAT_ROWS_1_0)
 ElementWiseSignOperatorDesc = _unary(OT.ELEMENT_WISE_SIGN, "f(x) = -1 if x < 0, 1 if x > 0, else 0", FL.FL_2_0, (
-    (FL.FL_4_1, 1, 8, _ALL), (FL.FL_3_0, 1, 8, _8), (FL.FL_2_1, 4, 4, _8), (FL.FL_2_0, 4, 4, _FLOATS)),
+    (FL.FL_4_1, 1, 8, _ALL), (FL.FL_3_0, 1, 8, _8), (FL.FL_2_1, 4, 4, _8), (FL.FL_2_0, 4, 4, FLOATS)),
     scale_bias=False)  # fmt: skip
 ElementWiseRoundOperatorDesc = _unary(OT.ELEMENT_WISE_ROUND, "f(x) = x rounded to an integer by RoundingMode",
-    FL.FL_2_1, ((FL.FL_3_0, 1, 8, _FLOATS), (FL.FL_2_1, 4, 4, _FLOATS)), scale_bias=False,
+    FL.FL_2_1, ((FL.FL_3_0, 1, 8, FLOATS), (FL.FL_2_1, 4, 4, FLOATS)), scale_bias=False,
     rounding_mode=enum_field(RoundingMode, dmlx_default=RoundingMode.HALVES_TO_NEAREST_EVEN))  # fmt: skip
 ElementWiseConstantPowOperatorDesc = _unary(OT.ELEMENT_WISE_CONSTANT_POW, "f(x) = pow(x, Exponent)", FL.FL_1_0,
     _FLOAT_ROWS_1_0, exponent=float_field())  # fmt: skip
 ElementWiseThresholdOperatorDesc = _unary(OT.ELEMENT_WISE_THRESHOLD, "f(x) = max(x, Min)", FL.FL_1_0, (
-    (FL.FL_3_0, 1, 8, _8), (FL.FL_2_1, 4, 4, _8), (FL.FL_1_0, 4, 4, _FLOATS)), min=float_field())  # fmt: skip
+    (FL.FL_3_0, 1, 8, _8), (FL.FL_2_1, 4, 4, _8), (FL.FL_1_0, 4, 4, FLOATS)), min=float_field())  # fmt: skip
 ElementWiseClipOperatorDesc = _unary(OT.ELEMENT_WISE_CLIP, "f(x) = min(Max, max(Min, x))", FL.FL_1_0, (
-    (FL.FL_5_0, 1, 8, _ALL), (FL.FL_3_0, 1, 8, _8), (FL.FL_2_1, 4, 4, _8), (FL.FL_1_0, 4, 4, _FLOATS)),
+    (FL.FL_5_0, 1, 8, _ALL), (FL.FL_3_0, 1, 8, _8), (FL.FL_2_1, 4, 4, _8), (FL.FL_1_0, 4, 4, FLOATS)),
     min=float_field(), max=float_field())  # fmt: skip
 ElementWiseClip1OperatorDesc = _unary(OT.ELEMENT_WISE_CLIP1, "f(x) = max(Min, min(x, Max))", FL.FL_5_0, (
     (FL.FL_5_0, 1, 8, _ALL),), min_max_data_type=enum_field(T), min=scalar_union("MinMaxDataType"),
@@ -174,21 +198,21 @@ ElementWiseAtanhOperatorDesc = _unary(OT.ELEMENT_WISE_ATANH, "f(x) = atanh(x)", 
 ElementWiseErfOperatorDesc = _unary(OT.ELEMENT_WISE_ERF, "f(x) = erf(x)", FL.FL_2_0, _FLOAT_ROWS_2_0)
 
 # Binary members: A, B and the output share one data type and one size (broadcasting is zero strides).
-_ADD_ROWS = ((FL.FL_5_1, 1, 8, _ALL), (FL.FL_4_1, 1, 8, (*_FLOATS, T.INT64, T.INT32, T.UINT64, T.UINT32)),
-             (FL.FL_3_0, 1, 8, _32), (FL.FL_2_1, 4, 5, _32), (FL.FL_1_0, 4, 5, _FLOATS))  # fmt: skip
-_SUBTRACT_ROWS = _ADD_ROWS[:3] + ((FL.FL_2_1, 4, 4, _32), (FL.FL_1_0, 4, 4, _FLOATS))
-_MAX_ROWS = ((FL.FL_5_0, 1, 8, _ALL), (FL.FL_3_0, 1, 8, _8), (FL.FL_2_1, 4, 4, _8), (FL.FL_1_0, 4, 4, _FLOATS))
+_ADD_ROWS = ((FL.FL_5_1, 1, 8, _ALL), (FL.FL_4_1, 1, 8, (*FLOATS, T.INT64, T.INT32, T.UINT64, T.UINT32)),
+             (FL.FL_3_0, 1, 8, _32), (FL.FL_2_1, 4, 5, _32), (FL.FL_1_0, 4, 5, FLOATS))  # fmt: skip
+_SUBTRACT_ROWS = _ADD_ROWS[:3] + ((FL.FL_2_1, 4, 4, _32), (FL.FL_1_0, 4, 4, FLOATS))
+_MAX_ROWS = ((FL.FL_5_0, 1, 8, _ALL), (FL.FL_3_0, 1, 8, _8), (FL.FL_2_1, 4, 4, _8), (FL.FL_1_0, 4, 4, FLOATS))
 _MODULUS_ROWS = ((FL.FL_6_0, 1, 8, _ALL), (FL.FL_3_0, 1, 8, _8), (FL.FL_2_1, 4, 4, _8))
 ElementWiseAddOperatorDesc = _binary(OT.ELEMENT_WISE_ADD, "f(a, b) = a + b", FL.FL_1_0, _ADD_ROWS)
 ElementWiseSubtractOperatorDesc = _binary(OT.ELEMENT_WISE_SUBTRACT, "f(a, b) = a - b", FL.FL_1_0, _SUBTRACT_ROWS)
 ElementWiseMultiplyOperatorDesc = _binary(OT.ELEMENT_WISE_MULTIPLY, "f(a, b) = a * b", FL.FL_1_0, _ADD_ROWS)
 ElementWiseDivideOperatorDesc = _binary(OT.ELEMENT_WISE_DIVIDE, "f(a, b) = a / b", FL.FL_1_0, (
     (FL.FL_6_0, 1, 8, _ALL), (FL.FL_5_1, 1, 8, _8), (FL.FL_3_0, 1, 8, _32), (FL.FL_2_1, 4, 4, _32),
-    (FL.FL_1_0, 4, 4, _FLOATS)))  # fmt: skip
+    (FL.FL_1_0, 4, 4, FLOATS)))  # fmt: skip
 ElementWiseMaxOperatorDesc = _binary(OT.ELEMENT_WISE_MAX, "f(a, b) = max(a, b)", FL.FL_1_0, _MAX_ROWS)
 ElementWiseMinOperatorDesc = _binary(OT.ELEMENT_WISE_MIN, "f(a, b) = min(a, b)", FL.FL_1_0, _MAX_ROWS)
 ElementWiseMeanOperatorDesc = _binary(OT.ELEMENT_WISE_MEAN, "f(a, b) = (a + b) / 2", FL.FL_1_0, (
-    (FL.FL_3_0, 1, 8, _32), (FL.FL_2_1, 4, 4, _32), (FL.FL_1_0, 4, 4, _FLOATS)))  # fmt: skip
+    (FL.FL_3_0, 1, 8, _32), (FL.FL_2_1, 4, 4, _32), (FL.FL_1_0, 4, 4, FLOATS)))  # fmt: skip
 ElementWiseDifferenceSquareOperatorDesc = _binary(OT.ELEMENT_WISE_DIFFERENCE_SQUARE, "f(a, b) = (a - b) * (a - b)",
     FL.FL_3_1, ((FL.FL_3_1, 1, 8, _32),))  # fmt: skip
 ElementWiseModulusTruncateOperatorDesc = _binary(OT.ELEMENT_WISE_MODULUS_TRUNCATE, "f(a, b) = a - b * trunc(a / b)",
@@ -196,7 +220,7 @@ ElementWiseModulusTruncateOperatorDesc = _binary(OT.ELEMENT_WISE_MODULUS_TRUNCAT
 ElementWiseModulusFloorOperatorDesc = _binary(OT.ELEMENT_WISE_MODULUS_FLOOR, "f(a, b) = a - b * floor(a / b)",
     FL.FL_2_1, _MODULUS_ROWS)  # fmt: skip
 ElementWiseAtanYxOperatorDesc = _binary(OT.ELEMENT_WISE_ATAN_YX, "f(y, x) = atan2(y, x), y = A, x = B", FL.FL_3_1,
-    ((FL.FL_3_1, 1, 8, _FLOATS),))  # fmt: skip
+    ((FL.FL_3_1, 1, 8, FLOATS),))  # fmt: skip
 
 # POW: an exponent tensor of its own data type; the output may alias InputTensor only (as the page says).
 _POW_TENSORS = ("InputTensor", "ExponentTensor", "OutputTensor")
@@ -210,9 +234,10 @@ ElementWisePowOperatorDesc = declare(
         "scale_bias": struct_field(ScaleBias, optional=True),
     },  # fmt: skip
     introduced=FL.FL_1_0,
-    support=_rows(_POW_TENSORS, ((FL.FL_3_0, 1, 8, _8), (FL.FL_1_0, 4, 4, _FLOATS))),
+    support=_rows(_POW_TENSORS, ((FL.FL_3_0, 1, 8, _8), (FL.FL_1_0, 4, 4, FLOATS))),
     constraints=[
-        *_same(*_POW_TENSORS, what=("DimensionCount", "Sizes")),
+        Same("DimensionCount", *_POW_TENSORS),
+        Same("Sizes", *_POW_TENSORS),
         Same("DataType", "InputTensor", "OutputTensor"),
         Below(FL.FL_3_0, Same("DataType", "InputTensor", "ExponentTensor")),  # the page's remark
     ],  # fmt: skip
@@ -227,4 +252,4 @@ ElementWiseClipGrad1OperatorDesc = _clip_grad(OT.ELEMENT_WISE_CLIP_GRAD1,
     min_max_data_type=enum_field(T), min=scalar_union("MinMaxDataType"),
     max=scalar_union("MinMaxDataType"))  # fmt: skip
 
-__all__ += [name for name in list(globals()) if name.startswith("ElementWise") and name != "ElementWiseIfOperatorDesc"]
+__all__ += [name for name in list(globals()) if name.startswith("ElementWise") and name not in __all__]

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...enums import OperatorType, RoundingMode
-from ...tensor import scalar_union_value
+from ...enums import OperatorType
 from .. import register
 
 
@@ -26,11 +25,30 @@ def element_wise_if(desc, inputs, outputs) -> None:
     np.bitwise_xor(raw, b_raw, out=raw)
 
 
+from .. import apply_fused_activation  # noqa: E402
+
+
+@register(OperatorType.ELEMENT_WISE_ADD1)
+def element_wise_add1(desc, inputs, outputs) -> None:
+    """``FusedActivation(a + b)``: the IEEE sum in the tensors' type, correctly rounded (NumPy adds FLOAT16 in
+    float32, whose 24 bits make that double rounding innocuous), then the fused activation, on the output in
+    place."""
+    (a, b), (out,) = inputs, outputs
+    with np.errstate(all="ignore"):  # inf + -inf is NaN and an overflow is inf: results, not warnings
+        np.add(a, b, out=out)
+    apply_fused_activation(desc, outputs)
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # Arithmetic and transcendental members. Float results are computed in float64 and rounded once to the output
 # type (correct rounding for + - * / sqrt; within 1 ulp for the transcendental functions), or in the type itself
 # where NumPy's operation is already correctly rounded. Integer arithmetic wraps in the tensor's width.
 # ----------------------------------------------------------------------------------------------------------------
+
+
+from ...enums import RoundingMode  # noqa: E402
+from ...tensor import scalar_union_value  # noqa: E402
+from ._special import erf  # noqa: E402 (shared with ACTIVATION_GELU)
 
 
 def to_integer(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -104,35 +122,6 @@ _ROUNDING = {
     RoundingMode.TOWARD_ZERO: np.trunc,
     RoundingMode.TOWARD_INFINITY: _round_half_away,
 }
-
-_ERF_SERIES_LIMIT = 3.0
-
-
-def erf(x: np.ndarray) -> np.ndarray:
-    """The error function in float64, within 16 ulps of float64 (NumPy has none; SciPy is not a dependency).
-
-    |x| <= 3: ``erf(x) = 2/sqrt(pi) * exp(-x^2) * sum 2^n x^(2n+1) / (1*3*...*(2n+1))``, a series of positive
-    terms (no cancellation). |x| > 3: ``1 - erfc(x)`` with erfc from its continued fraction
-    ``exp(-x^2)/sqrt(pi) / (x + (1/2)/(x + 1/(x + (3/2)/(x + 2/(x + ...)))))``, evaluated bottom-up.
-    """
-    x = np.asarray(x, np.float64)
-    a = np.abs(x)
-    result = np.empty_like(a)
-    with np.errstate(all="ignore"):
-        small = a <= _ERF_SERIES_LIMIT
-        s = a[small]
-        term, total, x2 = s.copy(), s.copy(), 2.0 * s * s
-        for n in range(1, 100):  # at |x| = 3 the terms fall below 2^-60 of the sum before n = 90
-            term *= x2 / (2 * n + 1)
-            total += term
-        result[small] = 2.0 / np.sqrt(np.pi) * np.exp(-s * s) * total
-        large = a[~small]
-        fraction = large.copy()
-        for k in range(60, 0, -1):  # 60 levels: far more than double precision needs for |x| > 3
-            fraction = large + (k / 2.0) / fraction
-        result[~small] = 1.0 - np.exp(-large * large) / np.sqrt(np.pi) / fraction
-    return np.copysign(result, x)  # erf is odd; NaN stays NaN
-
 
 for _type, _function in {
     OperatorType.ELEMENT_WISE_RECIP: lambda x: 1.0 / x,

@@ -52,17 +52,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         status = args.handler(args)
         sys.stdout.flush()
-    except BrokenPipeError:
-        # A reader stopped reading: stop quietly, as a command that SIGPIPE ends. The stream that lost its reader
-        # is pointed at devnull, so that Python's final flush does not complain (the recipe of the documentation
-        # of Python's signal module); the other one keeps what was written to it.
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except BrokenPipeError:
-                os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
-        return EXIT_BROKEN_PIPE
+    except OSError as error:  # every other OSError is caught where it happens: this one is stdout's or stderr's
+        return _output_failed(error)
     return status
+
+
+def _output_failed(error: OSError) -> int:
+    """stdout or stderr cannot be written: a reader went away (BrokenPipeError), or the device is full (/dev/full).
+
+    A lost reader stops the command quietly, as SIGPIPE would. Any other failure is said in one line on stderr.
+    A stream that cannot be written is pointed at devnull, so that Python's final flush does not complain (the
+    recipe of the documentation of Python's signal module); the other one keeps what was written to it.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except OSError:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+    if isinstance(error, BrokenPipeError):
+        return EXIT_BROKEN_PIPE
+    try:
+        print(f"opendml: error: cannot write the output: {error.strerror or error}", file=sys.stderr, flush=True)
+    except OSError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stderr.fileno())  # stderr is full too: nothing more to say
+    return EXIT_INVALID
 
 
 def _parser() -> argparse.ArgumentParser:

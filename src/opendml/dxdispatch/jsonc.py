@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .errors import Diagnostics, Location, ModelError
+from .files import open_regular
 
 __all__ = ["Document", "Node", "parse", "read", "path_text", "describe", "closest", "MAX_MODEL_BYTES"]
 
@@ -135,9 +136,9 @@ def parse(text: str, name: str, diagnostics: Diagnostics | None = None) -> Docum
 def read(path: Path, diagnostics: Diagnostics | None = None, name: str | None = None) -> Document:
     """Read and parse a model file (UTF-8; undecodable bytes are kept, as RapidJSON keeps them).
 
-    Raise OSError when it cannot be read, or holds more than MAX_MODEL_BYTES.
+    Raise OSError when it cannot be read, is not a regular file, or holds more than MAX_MODEL_BYTES.
     """
-    with path.open("rb") as file:
+    with open_regular(path) as file:
         raw = file.read(MAX_MODEL_BYTES + 1)
     if len(raw) > MAX_MODEL_BYTES:
         raise OSError(errno.EFBIG, f"it is larger than {MAX_MODEL_BYTES} bytes (16 MiB), the most opendml reads")

@@ -109,11 +109,42 @@ def test_writing_to_a_fifo_is_reported_and_the_run_goes_on(tmp_path):
 def test_gigabyte_constants_and_sequences_take_about_their_size_and_seconds(tmp_path):
     resources = {
         "constant": buffer("UINT8", {"valueCount": GiB, "value": 7}),
-        "sequence": buffer("FLOAT32", {"valueCount": GiB // 4, "valueStart": 0, "valueDelta": 0.5}),
+        "sequence": buffer("FLOAT32", {"valueCount": GiB // 16, "valueStart": 0, "valueDelta": 0.5}),
         "small": buffer("UINT16", {"valueCount": 3, "valueStart": 65534, "valueDelta": 1}),
     }
     write(tmp_path, model(resources, {}, prints("small")), "m.json")
     start = time.monotonic()
-    status, out, err = opendml("run", "m.json", cwd=tmp_path, memory=2 * GiB + 768 * 2**20, timeout=60)
+    status, out, err = opendml("run", "m.json", cwd=tmp_path, memory=GiB + 1024 * 2**20, timeout=60)
     assert (status, out, err) == (0, b"Resource 'small': 65534, 65535, 0\n", "")
     assert time.monotonic() - start < 30
+
+
+# Item 6: a 16 MiB model parses in seconds and a few times its size in memory, errors still located exactly.
+
+
+def test_a_16_mib_list_of_numbers_parses_fast_and_its_bad_element_is_located(tmp_path):
+    values = ",".join(map(str, range(2_000_000, 3_999_999))) + f",{2**32}"  # 7 digits and a comma each
+    text = f'{{"resources": {{"x": {{"initialValuesDataType": "UINT32", "initialValues": [{values}]}}}},\n' \
+           '"dispatchables": {}, "commands": []}'  # fmt: skip
+    (tmp_path / "m.json").write_text(text)
+    assert 15 * 2**20 < len(text) <= 16 * 2**20
+    start = time.monotonic()
+    status, out, err = opendml("validate", "m.json", cwd=tmp_path, memory=GiB)
+    assert (status, out) == (1, b"")
+    assert err == (
+        f"opendml: error: m.json:1:{text.index(str(2**32)) + 1}: resources.x.initialValues[1999999]: expected an "
+        "unsigned 32-bit integer (0 to 4294967295), found 4294967296, which is out of range\n"
+    )
+    assert time.monotonic() - start < 10
+
+
+def test_16_mib_of_a_member_the_runner_ignores_parses_fast(tmp_path):
+    junk = "[], [],\n" * (16 * 2**20 // 8 - 20)
+    text = f'{{"ignored": [{junk}], // trailing commas and comments\n "resources": {{}}, "dispatchables": {{}}, ' \
+           '"commands": [],}'  # fmt: skip
+    (tmp_path / "m.json").write_text(text)
+    start = time.monotonic()
+    status, out, err = opendml("validate", "m.json", cwd=tmp_path, memory=GiB)
+    assert (status, err) == (0, "")
+    assert out == b"m.json: valid at DML_FEATURE_LEVEL_6_4 (0 resources, 0 dispatchables, 0 commands)\n"
+    assert time.monotonic() - start < 10

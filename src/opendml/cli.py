@@ -181,6 +181,9 @@ def _check(
         return EXIT_USAGE
     except InvalidModel:
         model = None  # its errors are in diagnostics
+    except MemoryError:  # the model fits in MAX_MODEL_BYTES, but not in this machine's (or this limit's) memory
+        model = None
+        diagnostics.errors.append(_out_of_memory(path, name))
     if model is not None:
         try:
             diagnostics.errors += action(Session(model, Device(feature_level), diagnostics))
@@ -189,12 +192,16 @@ def _check(
         except ModelError as error:  # a dispatch that failed while running
             diagnostics.errors.append(error)
         except MemoryError:  # the resources fit in MAX_RESOURCE_BYTES, but not in this machine's memory
-            diagnostics.errors.append(ModelError(Location(name or str(path)), "not enough memory to run the model"))
+            diagnostics.errors.append(_out_of_memory(path, name))
     for warning in diagnostics.warnings:
         print(f"opendml: warning: {warning}", file=sys.stderr)
     for error in diagnostics.errors:
         print(f"opendml: error: {error}", file=sys.stderr)
     return EXIT_INVALID if diagnostics.errors else EXIT_OK
+
+
+def _out_of_memory(path: Path, name: str | None) -> ModelError:
+    return ModelError(Location(name or str(path)), "not enough memory to run the model")
 
 
 def _keep_raw_bytes(stream) -> None:

@@ -203,19 +203,20 @@ def read_scalar(node: Node, data_type: T) -> int | float:
     return node.sint(bits) if data_type in _SIGNED else node.uint(bits)
 
 
-def _list_values(values: Node, data_type: T) -> np.ndarray | list[int | float]:
-    """The values of a list initializer. A list of plain numbers, which a model may hold millions of, is converted
-    at once; any other list is read value by value, so that an error names its element."""
+def _list_values(values: Node, data_type: T) -> np.ndarray:
+    """The values of a list initializer, converted at once (a model may hold millions). Only the elements that are
+    not plain numbers are read one by one; an error is raised at the first bad element, located."""
     items = values.value
-    kinds = set(map(type, items))  # bool is not int here: true is not a number
-    if data_type in _FLOATS and kinds <= {int, float}:
+    plain = {int, float} if data_type in _FLOATS else {int}  # bool is not int here: true is not a number
+    if not set(map(type, items)) <= plain:
+        items = [v if type(v) in plain else read_scalar(values.element(i), data_type) for i, v in enumerate(items)]
+    if data_type in _FLOATS:
         return np.array(items, np.float64)  # as float(int) rounds; the parser has refused numbers beyond a double
-    if data_type not in _FLOATS and kinds == {int}:
-        bits = element_bits(data_type)
-        low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if data_type in _SIGNED else (0, 2**bits - 1)
-        if low <= min(items) and max(items) <= high:
-            return np.array(items, numpy_dtype(data_type))
-    return [read_scalar(element, data_type) for element in values.elements()]
+    bits = element_bits(data_type)
+    low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if data_type in _SIGNED else (0, 2**bits - 1)
+    if items and not (low <= min(items) and max(items) <= high):
+        read_scalar(values.element(next(i for i, v in enumerate(items) if not low <= v <= high)), data_type)
+    return np.array(items, numpy_dtype(data_type))
 
 
 def _mixed_element(element: Node) -> bytes:

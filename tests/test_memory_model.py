@@ -1168,7 +1168,9 @@ class Tagged(np.ndarray):
     ],
 )  # fmt: skip
 def test_masked_arrays_are_refused_not_read_without_their_mask(call, where):
-    with pytest.raises(dml.InvalidArgumentError, match=f"^{where}: a numpy.ma.MaskedArray may mean more than its memory"):
+    with pytest.raises(
+        dml.InvalidArgumentError, match=f"^{where}: a numpy.ma.MaskedArray may mean more than its memory"
+    ):
         call(MASKED)
 
 

@@ -260,7 +260,6 @@ def read(path: Path, diagnostics: Diagnostics | None = None, name: str | None = 
     return parse(text, str(path) if name is None else name, diagnostics)
 
 
-
 class _Parser:
     """The exact parser: recursive descent over the text, which says where and why the text is not valid."""
 

@@ -7,9 +7,9 @@
     opendml examples [NAME ...] [--print-format numbers|dxdispatch] [--dir]
 
 Results go to stdout; warnings and errors to stderr, as ``opendml: error: <file>:<line>:<column>: <JSON path>:
-<message>``. Exit status: 0 success, 1 an invalid model or operator (or a failed run), 2 a usage error (bad
-arguments, a model file that cannot be read), 141 when the reader of stdout went away (``opendml examples |
-head -1``), as for a command that SIGPIPE ends.
+<message>``. Exit status: 0 success, 1 an invalid model or operator (or a failed run, or an output that cannot be
+written), 2 a usage error (bad arguments, a model file that cannot be read), 141 when the reader of stdout went
+away (``opendml examples | head -1``), as for a command that SIGPIPE ends.
 """
 
 from __future__ import annotations
@@ -68,14 +68,18 @@ def _output_failed(error: OSError) -> int:
         try:
             stream.flush()
         except OSError:
-            os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
+            _to_devnull(stream)
     if isinstance(error, BrokenPipeError):
         return EXIT_BROKEN_PIPE
     try:
         print(f"opendml: error: cannot write the output: {error.strerror or error}", file=sys.stderr, flush=True)
     except OSError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stderr.fileno())  # stderr is full too: nothing more to say
+        _to_devnull(sys.stderr)  # stderr cannot be written either: nothing more can be said
     return EXIT_INVALID
+
+
+def _to_devnull(stream) -> None:
+    os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -48,7 +48,7 @@ _RESOURCE_FIELDS = (
     "resampleMode",
 )  # fmt: skip
 _INITIALIZER_FORMS = "{value, valueCount}, {valueStart, valueDelta, valueCount} or {sourcePath}"
-_CHUNK = 2**20  # elements a float sequence accumulates at a time: its scratch memory stays small
+_CHUNK = 2**20  # elements a sequence is computed in at a time: its scratch memory stays small
 
 
 @dataclass(frozen=True)

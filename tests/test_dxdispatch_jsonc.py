@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from opendml.dxdispatch.errors import ModelError
-from opendml.dxdispatch.jsonc import _SCAN, _Parser, parse, path_text
+from opendml.dxdispatch.jsonc import _SCAN, _UNSURE, _fast_value, _Parser, parse, path_text
 
 
 def value(text):
@@ -212,3 +212,8 @@ def test_every_value_is_located_where_it_starts(text):
 )  # fmt: skip
 def test_the_fast_path_agrees_with_the_exact_parser_at_the_edges(text):
     assert _read(lambda: parse(text, "m.json").root.value) == _read(lambda: _Parser(text, "m.json").document_value())
+
+
+@pytest.mark.parametrize("text, fast", [('{"node123": [1e99, "e100"]}', True), ('{"a": 1e100}', False)])
+def test_only_what_may_be_beyond_a_double_leaves_the_fast_path(text, fast):
+    assert (_fast_value(text, 0) is not _UNSURE) == fast

@@ -61,8 +61,9 @@ _STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'  # skipped whole, so that what it holds is
 _COMMENTS = re.compile(rf"{_STRING}|//[^\n]*|/\*.*?\*/", re.S)
 _MAYBE_TRAILING_COMMA = re.compile(r",[ \t\r\n]*[\]}]")  # a quick test: most models have none
 _TRAILING_COMMAS = re.compile(rf"{_STRING}|,(?=[ \t\r\n]*[\]}}])", re.S)
-#: Text that may hold a number beyond a double (an exponent of 100 or more, 200 digits in a row): exact parser.
-_MAYBE_HUGE = (re.compile(r"[eE]\+?0*[1-9][0-9]{2}"), re.compile(r"[0-9]{200}"))  # two searches: faster than one
+#: Text that may hold a number beyond a double (a digit, then an exponent of 100 or more; 200 digits in a row),
+#: which only the exact parser refuses. A name such as "node123" does not match.
+_MAYBE_HUGE = (re.compile(r"[0-9][eE]\+?0*[1-9][0-9]{2}"), re.compile(r"[0-9]{200}"))  # 2 searches: faster than 1
 _SCAN = json.scanner.make_scanner(json.JSONDecoder())  # reads one JSON value at an offset, in C
 
 

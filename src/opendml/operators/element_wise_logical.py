@@ -11,10 +11,10 @@ from ..enums import FeatureLevel as FL
 from ..enums import IsInfinityMode, OperatorType
 from ..enums import TensorDataType as T
 from ..schema import OutputRule, declare, enum_field, input_tensor, output_tensor, row, supports
+from ._common import FLOATS
 
 OT = OperatorType
 ND, D4 = (1, 8), (4, 4)  # the dimension counts of a row: 1 to 8, or 4 only
-FLOATS = (T.FLOAT32, T.FLOAT16)
 BOOLS = (T.UINT32, T.UINT8)  # the outputs of the tests and logical operators
 NUMBERS_3_0 = (*FLOATS, T.INT32, T.INT16, T.INT8, T.UINT32, T.UINT16, T.UINT8)
 NUMBERS_4_1 = (*FLOATS, T.INT64, T.INT32, T.INT16, T.INT8, T.UINT64, T.UINT32, T.UINT16, T.UINT8)

@@ -1,0 +1,148 @@
+/* Portable SIMD for the kernels: GCC/Clang vector extensions of 16 lanes, which each ISA variant of
+ * kernels.c lowers to its own registers (4 SSE2/NEON, 2 AVX2 or 1 AVX-512 register per float vector).
+ * Only the f16 conversions and non-temporal stores need x86 intrinsics, chosen by the -m flags in force. */
+#ifndef ODML_SIMD_H
+#define ODML_SIMD_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__F16C__) || defined(__AVX512F__) || defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
+#define LANES 16
+#define VEC(T) __attribute__((vector_size(LANES * sizeof(T))))
+typedef float vf VEC(float);
+typedef int32_t vi VEC(int32_t);
+typedef uint32_t vu VEC(uint32_t);
+typedef double vd8 __attribute__((vector_size(8 * sizeof(double))));
+typedef float vf8 __attribute__((vector_size(8 * sizeof(float))));
+
+#define ALWAYS static inline __attribute__((always_inline))
+
+/* Unaligned whole-vector load and store (memcpy compiles to one move per register). */
+ALWAYS vf loadf(const void *p) { vf v; memcpy(&v, p, sizeof v); return v; }
+ALWAYS void storef(void *p, vf v) { memcpy(p, &v, sizeof v); }
+ALWAYS vf selectf(vi m, vf a, vf b) { return (vf)(((vi)a & m) | ((vi)b & ~m)); }
+ALWAYS vf splatf(float x) { vf v = {0}; return v + x; }
+ALWAYS vi splati(int32_t x) { vi v = {0}; return v + x; }
+
+/* ---- float16 <-> float32, exact (NumPy's conversions: f16->f32 exact, f32->f16 round to nearest even). ---- */
+static inline float f16_to_f32(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
+    if (exp == 0x1f) {
+        bits = sign | 0x7f800000u | (man << 13);
+    } else if (exp) {
+        bits = sign | ((exp + 112) << 23) | (man << 13);
+    } else {
+        float f = (float)man * 0x1p-24f; /* subnormal (or zero): exact */
+        memcpy(&bits, &f, 4);
+        bits |= sign;
+    }
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+static inline uint16_t f32_to_f16(float f) {
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000, a = x & 0x7fffffffu;
+    if (a >= 0x7f800000u) /* inf or NaN: keep a quiet NaN's top payload bits */
+        return (uint16_t)(sign | 0x7c00 | (a > 0x7f800000u ? 0x200 | ((a >> 13) & 0x3ff) : 0));
+    if (a >= 0x477ff000u) return (uint16_t)(sign | 0x7c00); /* rounds to >= 65520: inf */
+    if (a < 0x38800000u) { /* below 2^-14: subnormal half; let the FPU round (x * 2^24 is exact in range) */
+        float t;
+        uint32_t ab = a;
+        memcpy(&t, &ab, 4);
+        return (uint16_t)(sign | (uint32_t)lrintf(t * 0x1p24f));
+    }
+    uint32_t r = a + 0x0fffu + ((a >> 13) & 1); /* round to nearest even on the 13 dropped bits */
+    return (uint16_t)(sign | ((r - 0x38000000u) >> 13));
+}
+
+/* 16 halves -> 16 floats and back. */
+ALWAYS vf load_f16(const void *p) {
+#if defined(__AVX512F__)
+    return (vf)_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p));
+#elif defined(__F16C__)
+    __m256 lo = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p));
+    __m256 hi = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const char *)p + 16)));
+    vf v;
+    memcpy(&v, &lo, 32);
+    memcpy((char *)&v + 32, &hi, 32);
+    return v;
+#else
+    uint16_t h[LANES];
+    memcpy(h, p, sizeof h);
+    vf v;
+    for (int i = 0; i < LANES; i++) v[i] = f16_to_f32(h[i]);
+    return v;
+#endif
+}
+
+ALWAYS void store_f16(void *p, vf v) {
+#if defined(__AVX512F__)
+    _mm256_storeu_si256((__m256i *)p, _mm512_cvtps_ph((__m512)v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+#elif defined(__F16C__)
+    __m256 lo, hi;
+    memcpy(&lo, &v, 32);
+    memcpy(&hi, (char *)&v + 32, 32);
+    _mm_storeu_si128((__m128i *)p, _mm256_cvtps_ph(lo, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    _mm_storeu_si128((__m128i *)((char *)p + 16), _mm256_cvtps_ph(hi, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+#else
+    uint16_t h[LANES];
+    for (int i = 0; i < LANES; i++) h[i] = f32_to_f16(v[i]);
+    memcpy(p, h, sizeof h);
+#endif
+}
+
+/* Non-temporal 64-byte store (p 64-byte aligned): large outputs bypass the caches instead of evicting the
+ * input that is still to be read. Falls back to a plain store where there is no such instruction. */
+ALWAYS void stream64(void *p, vf v) {
+#if defined(__AVX512F__)
+    _mm512_stream_ps((float *)p, (__m512)v);
+#elif defined(__AVX2__)
+    __m256 lo, hi;
+    memcpy(&lo, &v, 32);
+    memcpy(&hi, (char *)&v + 32, 32);
+    _mm256_stream_ps((float *)p, lo);
+    _mm256_stream_ps((float *)p + 8, hi);
+#else
+    storef(p, v);
+#endif
+}
+
+ALWAYS void stream_fence(void) {
+#if defined(__AVX2__) || defined(__AVX512F__)
+    _mm_sfence();
+#endif
+}
+
+/* ---- exp(x) in float32, about 1 ulp: Cody-Waite reduction with a two-part ln2 (n*LN2_HI is exact, so no FMA
+ * is needed and every ISA gives the same bits), then Cephes' degree-6 polynomial on |r| <= ln2/2.
+ * Domain x <= 88 (log-softmax only takes x - max <= 0); below -87.3 (and -inf) gives 0, as callers only add
+ * these terms to sums >= 1. ---- */
+ALWAYS vf exp_f32(vf x) {
+    const float LOG2E = 1.44269504088896341f, LN2_HI = 0.693359375f, LN2_LO = -2.12194440e-4f;
+    vi tiny = x < -87.3f;
+    vf xc = selectf(x <= 88.0f, x, splatf(88.0f)); /* also NaN: keeps the conversions below defined */
+    xc = selectf(tiny, splatf(0.0f), xc);
+    vf n = xc * LOG2E;
+    n = __builtin_convertvector(__builtin_convertvector(n + selectf(n < 0, splatf(-0.5f), splatf(0.5f)), vi), vf);
+    vf r = (xc - n * LN2_HI) - n * LN2_LO;
+    vf p = splatf(1.9875691500e-4f);
+    p = p * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = (p * (r * r) + r) + 1.0f;
+    vi scale = (__builtin_convertvector(n, vi) + 127) << 23;
+    vf y = p * (vf)scale;
+    return selectf(tiny, splatf(0.0f), y);
+}
+
+#endif

@@ -414,13 +414,6 @@ static void hardmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, i
  * float32 on x - max split exactly (TwoSum) into t + err, as exp(t) * (1 + err); the sums are in double; the
  * output x - max - L is formed in double and rounded once to float32 (twice for float16: via float32).
  * A group whose max is not finite (a NaN, a +inf, only -inf) is all NaN. ---- */
-ALWAYS vf exp_diff(vf x, vf m) {
-    vf t = x - m, bb = t - x;
-    vf err = (x - (t - bb)) + (-m - bb);
-    vf e = exp_f32(t);
-    return e + e * selectf(t < -100.0f, splatf(0), err); /* -inf - m: no correction (it would be NaN) */
-}
-
 ALWAYS void split_d(vf v, vd8 *lo, vd8 *hi) {
     vf8 a, b;
     memcpy(&a, &v, 32);
@@ -436,6 +429,50 @@ ALWAYS vf join_f(vd8 lo, vd8 hi) {
     memcpy((char *)&v + 32, &b, 32);
     return v;
 }
+
+/* exp(x - m) into two double vectors: x - m = t + err exactly (TwoSum), exp(t) = s * (1 + r + q) assembled in
+ * double, times (1 + err). */
+ALWAYS void exp_diff(vf x, vf m, vd8 *lo, vd8 *hi) {
+    vf t = x - m, bb = t - x;
+    vf err = selectf(t < -100.0f, splatf(0), (x - (t - bb)) + (-m - bb)); /* -inf - m: no correction */
+    vf sc, r, q;
+    exp_parts(t, &sc, &r, &q);
+    vd8 s0, s1, r0, r1, q0, q1, e0, e1;
+    split_d(sc, &s0, &s1);
+    split_d(r, &r0, &r1);
+    split_d(q, &q0, &q1);
+    split_d(err, &e0, &e1);
+    *lo = s0 * ((1.0 + r0) + q0);
+    *hi = s1 * ((1.0 + r1) + q1);
+    *lo += *lo * e0;
+    *hi += *hi * e1;
+}
+
+/* One vector of sum terms: count the maxima, add exp(x - m) of the others. Terms below e^-87 (float32's
+ * normal range) are zero on the fast path and flag the group; the group is then summed again with `slow` set,
+ * which takes those terms in double from libm, as the float64 reference does: they decide whether a dominated
+ * maximum gives a subnormal, -0.0 or 0.0. -inf entries add nothing on either path. */
+ALWAYS void add_terms(vf x, vf m, int slow, vi *flag, vi *cnt, vd8 *s0, vd8 *s1) {
+    vi eq = x == m;
+    vi tiny = (x - m < -87.0f) & (x > -INFINITY) & ~eq;
+    vd8 lo, hi, z0, z1;
+    exp_diff(x, m, &lo, &hi);
+    split_d(selectf(eq | tiny, splatf(0), splatf(1)), &z0, &z1); /* 0 where the fast term does not count */
+    lo *= z0;
+    hi *= z1;
+    if (slow)
+        for (int l = 0; l < LANES; l++)
+            if (tiny[l]) {
+                double v = exp((double)x[l] - (double)m[l]);
+                if (l < 8) lo[l] = v; else hi[l - 8] = v;
+            }
+    *flag |= tiny;
+    *cnt -= eq;
+    *s0 += lo;
+    *s1 += hi;
+}
+
+#define ANY(v) ({ int a_ = 0; for (int l_ = 0; l_ < LANES; l_++) a_ |= (v)[l_] != 0; a_; })
 
 /* max with NaN winning */
 ALWAYS vf maxnan(vf m, vf x) { return selectf((x > m) | (x != x), x, m); }
@@ -455,20 +492,18 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
     double L = NAN;
     if (isfinite(m)) {
         vf vm = splatf(m);
-        vi cnt = {0};
-        vd8 s0 = {0}, s1 = {0};
-        FOR_RUNS(R, in, out, pi, po, flat, {
-            ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
-            for (ptrdiff_t i = 0; i < n; i += LANES) {
-                vf x = lanes_f(pi + i * s, s, n - i < LANES ? n - i : LANES, f16, -INFINITY);
-                vi eq = x == vm;
-                vd8 lo, hi;
-                split_d(selectf(eq, splatf(0), exp_diff(x, vm)), &lo, &hi);
-                cnt -= eq;
-                s0 += lo;
-                s1 += hi;
-            }
-        });
+        vi cnt, flag = {0};
+        vd8 s0, s1;
+        for (int slow = 0; slow < 2; slow++) {
+            cnt = (vi){0}, s0 = s1 = (vd8){0};
+            FOR_RUNS(R, in, out, pi, po, flat, {
+                ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
+                for (ptrdiff_t i = 0; i < n; i += LANES)
+                    add_terms(lanes_f(pi + i * s, s, n - i < LANES ? n - i : LANES, f16, -INFINITY), vm, slow, &flag,
+                              &cnt, &s0, &s1);
+            });
+            if (!ANY(flag)) break;
+        }
         uint64_t count = 0;
         double rest = 0;
         for (int l = 0; l < LANES; l++) count += (uint32_t)cnt[l];
@@ -496,20 +531,16 @@ static void log_softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t ls
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i++) m = maxnan(m, lanes_f(pi + i * s, lsi, nl, f16, 0));
     });
-    vi cnt = {0};
-    vd8 s0 = {0}, s1 = {0};
-    FOR_RUNS(R, in, out, pi, po, flat, {
-        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
-        for (ptrdiff_t i = 0; i < n; i++) {
-            vf x = lanes_f(pi + i * s, lsi, nl, f16, 0);
-            vi eq = x == m;
-            vd8 lo, hi;
-            split_d(selectf(eq, splatf(0), exp_diff(x, m)), &lo, &hi);
-            cnt -= eq;
-            s0 += lo;
-            s1 += hi;
-        }
-    });
+    vi cnt, flag = {0};
+    vd8 s0, s1;
+    for (int slow = 0; slow < 2; slow++) {
+        cnt = (vi){0}, s0 = s1 = (vd8){0};
+        FOR_RUNS(R, in, out, pi, po, flat, {
+            ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
+            for (ptrdiff_t i = 0; i < n; i++) add_terms(lanes_f(pi + i * s, lsi, nl, f16, 0), m, slow, &flag, &cnt, &s0, &s1);
+        });
+        if (!ANY(flag)) break;
+    }
     vd8 L0, L1, m0, m1;
     split_d(m, &m0, &m1);
     for (int l = 0; l < 8; l++) {

@@ -121,6 +121,29 @@ static Py_ssize_t nbytes(const odml_array *a) {
     return n;
 }
 
+/* The byte range [lo, hi) the array's elements span (strides are non-negative). */
+static void extent(const odml_array *a, char **lo, char **hi) {
+    ptrdiff_t last = 0;
+    for (int d = 0; d < a->ndim; d++) last += (a->shape[d] - 1) * a->strides[d];
+    *lo = a->data;
+    *hi = a->data + last + a->itemsize;
+}
+
+/* An input that shares memory with the output other than element for element (in place through other
+ * strides) is read from a packed copy, as NumPy does: the kernels may write an element before reading another.
+ * Returns a new reference to hold while the kernel runs (or Py_None), NULL on error. */
+static PyObject *unalias(PyObject *inobj, odml_array *in, const odml_array *out) {
+    char *a, *b, *c, *d;
+    extent(in, &a, &b);
+    extent(out, &c, &d);
+    int same = in->data == out->data && in->itemsize == out->itemsize;
+    for (int k = 0; same && k < in->ndim; k++) same = in->strides[k] == out->strides[k];
+    if (same || b <= c || d <= a) return Py_NewRef(Py_None);
+    PyObject *copy = PyArray_NewCopy((PyArrayObject *)inobj, NPY_CORDER);
+    if (copy && as_array(copy, in, 0, "input")) Py_CLEAR(copy);
+    return copy;
+}
+
 static int threads_for(Py_ssize_t bytes) { return bytes >= parallel_min_bytes ? nthreads : 1; }
 
 /* A double rounded to float32 as NumPy does (beyond float32's range: infinity, not undefined behaviour). */
@@ -160,9 +183,17 @@ static PyObject *py_elementwise(PyObject *self, PyObject *args) {
     }
     if (!ok) FAIL("elementwise: operator %d does not take these operands", op);
     odml_params prm = {.f = {f0, f1}, .nthreads = threads_for(bytes)};
-    int rc;
-    Py_BEGIN_ALLOW_THREADS rc = active->elementwise(op, (int)nin, in, &out, &prm);
-    Py_END_ALLOW_THREADS if (rc) FAIL("elementwise: no kernel for operator %d", op);
+    PyObject *keep[3] = {NULL, NULL, NULL};
+    for (Py_ssize_t k = 0; k < nin; k++)
+        if (!(keep[k] = unalias(PyTuple_GET_ITEM(ins, k), &in[k], &out))) break;
+    int rc = -2;
+    if (keep[nin - 1]) {
+        Py_BEGIN_ALLOW_THREADS rc = active->elementwise(op, (int)nin, in, &out, &prm);
+        Py_END_ALLOW_THREADS
+    }
+    for (Py_ssize_t k = 0; k < nin; k++) Py_XDECREF(keep[k]);
+    if (rc == -2) return NULL;
+    if (rc) FAIL("elementwise: no kernel for operator %d", op);
     Py_RETURN_NONE;
 }
 
@@ -196,9 +227,12 @@ static PyObject *py_reduce(PyObject *self, PyObject *args) {
     }
     if (!ok) FAIL("reduce: operator %d does not take these operands", op);
     odml_params prm = {.axes = axes, .flags = flags, .nthreads = threads_for(nbytes(&in) + nbytes(&out))};
+    PyObject *keep = unalias(inobj, &in, &out);
+    if (!keep) return NULL;
     int rc;
     Py_BEGIN_ALLOW_THREADS rc = active->reduce(op, &in, &out, &prm);
-    Py_END_ALLOW_THREADS if (rc) FAIL("reduce: no kernel for operator %d", op);
+    Py_END_ALLOW_THREADS Py_DECREF(keep);
+    if (rc) FAIL("reduce: no kernel for operator %d", op);
     Py_RETURN_NONE;
 }
 

@@ -121,28 +121,35 @@ ALWAYS void stream_fence(void) {
 #endif
 }
 
-/* ---- exp(x) in float32, about 1 ulp: Cody-Waite reduction with a two-part ln2 (n*LN2_HI is exact, so no FMA
- * is needed and every ISA gives the same bits), then Cephes' degree-6 polynomial on |r| <= ln2/2.
- * Domain x <= 88 (log-softmax only takes x - max <= 0); below -87.3 (and -inf) gives 0, as callers only add
- * these terms to sums >= 1. ---- */
-ALWAYS vf exp_f32(vf x) {
+/* ---- exp(x) in float32 arithmetic: Cody-Waite reduction x = n*ln2 + r with a two-part ln2 (n*LN2_HI is exact,
+ * so no FMA is needed and every ISA gives the same bits), then Cephes' degree-6 polynomial: exp(x) =
+ * 2^n * (1 + r + q), |r| <= ln2/2, q = r^2 * P(r). exp_parts returns the parts so that a caller can add them in
+ * double (about 2e-8 relative error: log-softmax); exp_f32 adds them in float (about 1 ulp).
+ * Domain x <= 88; below -87.3 (and -inf) the scale is 0, so callers that need those tiny terms take them
+ * elsewhere (log-softmax does, from libm in double). ---- */
+ALWAYS void exp_parts(vf x, vf *scale, vf *r, vf *q) {
     const float LOG2E = 1.44269504088896341f, LN2_HI = 0.693359375f, LN2_LO = -2.12194440e-4f;
     vi tiny = x < -87.3f;
     vf xc = selectf(x <= 88.0f, x, splatf(88.0f)); /* also NaN: keeps the conversions below defined */
     xc = selectf(tiny, splatf(0.0f), xc);
     vf n = xc * LOG2E;
     n = __builtin_convertvector(__builtin_convertvector(n + selectf(n < 0, splatf(-0.5f), splatf(0.5f)), vi), vf);
-    vf r = (xc - n * LN2_HI) - n * LN2_LO;
+    vf rr = (xc - n * LN2_HI) - n * LN2_LO;
     vf p = splatf(1.9875691500e-4f);
-    p = p * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    p = (p * (r * r) + r) + 1.0f;
-    vi scale = (__builtin_convertvector(n, vi) + 127) << 23;
-    vf y = p * (vf)scale;
-    return selectf(tiny, splatf(0.0f), y);
+    p = p * rr + 1.3981999507e-3f;
+    p = p * rr + 8.3334519073e-3f;
+    p = p * rr + 4.1665795894e-2f;
+    p = p * rr + 1.6666665459e-1f;
+    p = p * rr + 5.0000001201e-1f;
+    *q = p * (rr * rr);
+    *r = rr;
+    *scale = selectf(tiny, splatf(0.0f), (vf)((__builtin_convertvector(n, vi) + 127) << 23));
+}
+
+ALWAYS vf exp_f32(vf x) {
+    vf s, r, q;
+    exp_parts(x, &s, &r, &q);
+    return s * ((q + r) + 1.0f);
 }
 
 #endif

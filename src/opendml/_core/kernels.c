@@ -414,62 +414,62 @@ static void hardmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, i
  * float32 on x - max split exactly (TwoSum) into t + err, as exp(t) * (1 + err); the sums are in double; the
  * output x - max - L is formed in double and rounded once to float32 (twice for float16: via float32).
  * A group whose max is not finite (a NaN, a +inf, only -inf) is all NaN. ---- */
-ALWAYS void split_d(vf v, vd8 *lo, vd8 *hi) {
-    vf8 a, b;
-    memcpy(&a, &v, 32);
-    memcpy(&b, (char *)&v + 32, 32);
-    *lo = __builtin_convertvector(a, vd8);
-    *hi = __builtin_convertvector(b, vd8);
-}
+ALWAYS vd widen(vf v) { return __builtin_convertvector(v, vd); }
+ALWAYS vf narrow(vd v) { return __builtin_convertvector(v, vf); }
 
-ALWAYS vf join_f(vd8 lo, vd8 hi) {
-    vf8 a = __builtin_convertvector(lo, vf8), b = __builtin_convertvector(hi, vf8);
-    vf v;
-    memcpy(&v, &a, 32);
-    memcpy((char *)&v + 32, &b, 32);
-    return v;
-}
-
-/* exp(x - m) into two double vectors: x - m = t + err exactly (TwoSum), exp(t) = s * (1 + r + q) assembled in
- * double, times (1 + err). */
-ALWAYS void exp_diff(vf x, vf m, vd8 *lo, vd8 *hi) {
+/* One vector of sum terms: count the maxima (x == m), add exp(x - m) of the others into a double sum (hi, the
+ * part exact in float) and a float one (lo, the small corrections): x - m = t + err exactly (TwoSum), exp(t) =
+ * s * (1 + r + q) with 1 + r = h + l exactly (Fast2Sum), so a term is s*h + s*(l + q + (h+q)*err), good to about
+ * 2e-8 where a float exp would give 1e-7. Terms below e^-87 (float32's normal range) are zero here and flag
+ * the group, which is then summed again with `slow` set, taking them in double from libm as the float64
+ * reference does: they decide whether a dominated maximum gives a subnormal, -0.0 or 0.0. */
+ALWAYS void add_terms(vf x, vf m, const int slow, vi *flag, vi *cnt, vd *hi, vf *lo, int *pending) {
     vf t = x - m, bb = t - x;
-    vf err = selectf(t < -100.0f, splatf(0), (x - (t - bb)) + (-m - bb)); /* -inf - m: no correction */
+    vf err = (x - (t - bb)) + (-m - bb);
+    vi eq = t == 0.0f, tiny = (t < -87.0f) & (t > -INFINITY);
+    vi keep = ~(eq | tiny | (t < -100.0f)); /* (t < -100 also drops -inf, whose err is NaN) */
     vf sc, r, q;
     exp_parts(t, &sc, &r, &q);
-    vd8 s0, s1, r0, r1, q0, q1, e0, e1;
-    split_d(sc, &s0, &s1);
-    split_d(r, &r0, &r1);
-    split_d(q, &q0, &q1);
-    split_d(err, &e0, &e1);
-    *lo = s0 * ((1.0 + r0) + q0);
-    *hi = s1 * ((1.0 + r1) + q1);
-    *lo += *lo * e0;
-    *hi += *hi * e1;
-}
-
-/* One vector of sum terms: count the maxima, add exp(x - m) of the others. Terms below e^-87 (float32's
- * normal range) are zero on the fast path and flag the group; the group is then summed again with `slow` set,
- * which takes those terms in double from libm, as the float64 reference does: they decide whether a dominated
- * maximum gives a subnormal, -0.0 or 0.0. -inf entries add nothing on either path. */
-ALWAYS void add_terms(vf x, vf m, int slow, vi *flag, vi *cnt, vd8 *s0, vd8 *s1) {
-    vi eq = x == m;
-    vi tiny = (x - m < -87.0f) & (x > -INFINITY) & ~eq;
-    vd8 lo, hi, z0, z1;
-    exp_diff(x, m, &lo, &hi);
-    split_d(selectf(eq | tiny, splatf(0), splatf(1)), &z0, &z1); /* 0 where the fast term does not count */
-    lo *= z0;
-    hi *= z1;
+    vf h = r + 1.0f, l = r - (h - 1.0f);
+    vf eh = (vf)((vi)(sc * h) & keep), el = (vf)((vi)(sc * fmadd(h + q, err, l + q)) & keep);
+    vd e = widen(eh);
     if (slow)
-        for (int l = 0; l < LANES; l++)
-            if (tiny[l]) {
-                double v = exp((double)x[l] - (double)m[l]);
-                if (l < 8) lo[l] = v; else hi[l - 8] = v;
-            }
+        for (int k = 0; k < LANES; k++)
+            if (tiny[k]) e[k] = exp((double)x[k] - (double)m[k]);
+    *hi += e;
+    *lo += el;
+    if (++*pending == 16) { /* the float part goes to the double sum every 16 terms: its error stays ~1e-9 */
+        *hi += widen(*lo);
+        *lo = (vf){0};
+        *pending = 0;
+    }
     *flag |= tiny;
     *cnt -= eq;
-    *s0 += lo;
-    *s1 += hi;
+}
+
+/* The sum pass of a contiguous-run group; `slow` is a constant at each call, so the fast loop has no call. */
+ALWAYS void sum_pass_c(const char *in, const rdims *R, int f16, vf vm, const int slow, vi *flag, vi *cnt, vd *sum) {
+    vf lo = {0};
+    int pending = 0;
+    FOR_RUNS(R, in, NULL, pi, po, flat, {
+        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
+        for (ptrdiff_t i = 0; i < n; i += LANES)
+            add_terms(lanes_f(pi + i * s, s, n - i < LANES ? n - i : LANES, f16, -INFINITY), vm, slow, flag, cnt, sum,
+                      &lo, &pending);
+    });
+    *sum += widen(lo);
+}
+
+ALWAYS void sum_pass_s(const char *in, ptrdiff_t lsi, int nl, const rdims *R, int f16, vf m, const int slow, vi *flag,
+                       vi *cnt, vd *sum) {
+    vf lo = {0};
+    int pending = 0;
+    FOR_RUNS(R, in, NULL, pi, po, flat, {
+        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
+        for (ptrdiff_t i = 0; i < n; i++)
+            add_terms(lanes_f(pi + i * s, lsi, nl, f16, 0), m, slow, flag, cnt, sum, &lo, &pending);
+    });
+    *sum += widen(lo);
 }
 
 #define ANY(v) ({ int a_ = 0; for (int l_ = 0; l_ < LANES; l_++) a_ |= (v)[l_] != 0; a_; })
@@ -492,33 +492,26 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
     double L = NAN;
     if (isfinite(m)) {
         vf vm = splatf(m);
-        vi cnt, flag = {0};
-        vd8 s0, s1;
-        for (int slow = 0; slow < 2; slow++) {
-            cnt = (vi){0}, s0 = s1 = (vd8){0};
-            FOR_RUNS(R, in, out, pi, po, flat, {
-                ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
-                for (ptrdiff_t i = 0; i < n; i += LANES)
-                    add_terms(lanes_f(pi + i * s, s, n - i < LANES ? n - i : LANES, f16, -INFINITY), vm, slow, &flag,
-                              &cnt, &s0, &s1);
-            });
-            if (!ANY(flag)) break;
+        vi cnt = {0}, flag = {0};
+        vd sum = {0};
+        sum_pass_c(in, R, f16, vm, 0, &flag, &cnt, &sum);
+        if (ANY(flag)) {
+            cnt = (vi){0}, sum = (vd){0};
+            sum_pass_c(in, R, f16, vm, 1, &flag, &cnt, &sum);
         }
         uint64_t count = 0;
         double rest = 0;
         for (int l = 0; l < LANES; l++) count += (uint32_t)cnt[l];
-        for (int l = 0; l < 8; l++) rest += s0[l] + s1[l];
+        for (int l = 0; l < LANES; l++) rest += sum[l];
         L = log_sum(count, rest);
     }
-    vd8 md = (vd8){0} + (double)m, Ld = (vd8){0} + L;
+    vd md = (vd){0} + (double)m, Ld = (vd){0} + L;
     (void)isz;
     FOR_RUNS(R, in, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i += LANES) {
             ptrdiff_t k = n - i < LANES ? n - i : LANES;
-            vd8 lo, hi;
-            split_d(lanes_f(pi + i * s, s, k, f16, 0), &lo, &hi);
-            put_lanes_f(po + i * so, so, k, f16, join_f((lo - md) - Ld, (hi - md) - Ld));
+            put_lanes_f(po + i * so, so, k, f16, narrow((widen(lanes_f(pi + i * s, s, k, f16, 0)) - md) - Ld));
         }
     });
 }
@@ -531,28 +524,19 @@ static void log_softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t ls
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i++) m = maxnan(m, lanes_f(pi + i * s, lsi, nl, f16, 0));
     });
-    vi cnt, flag = {0};
-    vd8 s0, s1;
-    for (int slow = 0; slow < 2; slow++) {
-        cnt = (vi){0}, s0 = s1 = (vd8){0};
-        FOR_RUNS(R, in, out, pi, po, flat, {
-            ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
-            for (ptrdiff_t i = 0; i < n; i++) add_terms(lanes_f(pi + i * s, lsi, nl, f16, 0), m, slow, &flag, &cnt, &s0, &s1);
-        });
-        if (!ANY(flag)) break;
+    vi cnt = {0}, flag = {0};
+    vd sum = {0};
+    sum_pass_s(in, lsi, nl, R, f16, m, 0, &flag, &cnt, &sum);
+    if (ANY(flag)) {
+        cnt = (vi){0}, sum = (vd){0};
+        sum_pass_s(in, lsi, nl, R, f16, m, 1, &flag, &cnt, &sum);
     }
-    vd8 L0, L1, m0, m1;
-    split_d(m, &m0, &m1);
-    for (int l = 0; l < 8; l++) {
-        L0[l] = isfinite(m0[l]) ? log_sum((uint32_t)cnt[l], s0[l]) : NAN;
-        L1[l] = isfinite(m1[l]) ? log_sum((uint32_t)cnt[l + 8], s1[l]) : NAN;
-    }
+    vd L, md = widen(m);
+    for (int l = 0; l < LANES; l++) L[l] = isfinite(m[l]) ? log_sum((uint32_t)cnt[l], sum[l]) : NAN;
     FOR_RUNS(R, in, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i++) {
-            vd8 lo, hi;
-            split_d(lanes_f(pi + i * s, lsi, nl, f16, 0), &lo, &hi);
-            put_lanes_f(po + i * so, lso, nl, f16, join_f((lo - m0) - L0, (hi - m1) - L1));
+            put_lanes_f(po + i * so, lso, nl, f16, narrow((widen(lanes_f(pi + i * s, lsi, nl, f16, 0)) - md) - L));
         }
     });
 }

@@ -17,8 +17,7 @@
 typedef float vf VEC(float);
 typedef int32_t vi VEC(int32_t);
 typedef uint32_t vu VEC(uint32_t);
-typedef double vd8 __attribute__((vector_size(8 * sizeof(double))));
-typedef float vf8 __attribute__((vector_size(8 * sizeof(float))));
+typedef double vd VEC(double);
 
 #define ALWAYS static inline __attribute__((always_inline))
 
@@ -121,6 +120,24 @@ ALWAYS void stream_fence(void) {
 #endif
 }
 
+/* a * b + c, fused where the ISA has FMA (kernels whose result must match NumPy bit for bit do not use it). */
+ALWAYS vf fmadd(vf a, vf b, vf c) {
+#if defined(__AVX512F__)
+    return (vf)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
+#elif defined(__FMA__)
+    __m256 a0, a1, b0, b1, c0, c1;
+    memcpy(&a0, &a, 32), memcpy(&a1, (char *)&a + 32, 32);
+    memcpy(&b0, &b, 32), memcpy(&b1, (char *)&b + 32, 32);
+    memcpy(&c0, &c, 32), memcpy(&c1, (char *)&c + 32, 32);
+    a0 = _mm256_fmadd_ps(a0, b0, c0), a1 = _mm256_fmadd_ps(a1, b1, c1);
+    vf r;
+    memcpy(&r, &a0, 32), memcpy((char *)&r + 32, &a1, 32);
+    return r;
+#else
+    return a * b + c;
+#endif
+}
+
 /* ---- exp(x) in float32 arithmetic: Cody-Waite reduction x = n*ln2 + r with a two-part ln2 (n*LN2_HI is exact,
  * so no FMA is needed and every ISA gives the same bits), then Cephes' degree-6 polynomial: exp(x) =
  * 2^n * (1 + r + q), |r| <= ln2/2, q = r^2 * P(r). exp_parts returns the parts so that a caller can add them in
@@ -134,16 +151,15 @@ ALWAYS void exp_parts(vf x, vf *scale, vf *r, vf *q) {
     xc = selectf(tiny, splatf(0.0f), xc);
     vf n = xc * LOG2E;
     n = __builtin_convertvector(__builtin_convertvector(n + selectf(n < 0, splatf(-0.5f), splatf(0.5f)), vi), vf);
-    vf rr = (xc - n * LN2_HI) - n * LN2_LO;
-    vf p = splatf(1.9875691500e-4f);
-    p = p * rr + 1.3981999507e-3f;
-    p = p * rr + 8.3334519073e-3f;
-    p = p * rr + 4.1665795894e-2f;
-    p = p * rr + 1.6666665459e-1f;
-    p = p * rr + 5.0000001201e-1f;
+    vf rr = fmadd(n, splatf(-LN2_LO), fmadd(n, splatf(-LN2_HI), xc));
+    vf p = fmadd(splatf(1.9875691500e-4f), rr, splatf(1.3981999507e-3f));
+    p = fmadd(p, rr, splatf(8.3334519073e-3f));
+    p = fmadd(p, rr, splatf(4.1665795894e-2f));
+    p = fmadd(p, rr, splatf(1.6666665459e-1f));
+    p = fmadd(p, rr, splatf(5.0000001201e-1f));
     *q = p * (rr * rr);
     *r = rr;
-    *scale = selectf(tiny, splatf(0.0f), (vf)((__builtin_convertvector(n, vi) + 127) << 23));
+    *scale = (vf)((__builtin_convertvector(n, vi) + 127) << 23) * (vf)(~tiny & (vi)splatf(1.0f));
 }
 
 ALWAYS vf exp_f32(vf x) {

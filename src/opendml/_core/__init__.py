@@ -11,6 +11,7 @@ engines and their tables of inner functions), then register a Python kernel in `
 from __future__ import annotations
 
 import os
+import warnings
 
 from . import _native
 
@@ -53,15 +54,19 @@ def set_num_threads(n: int, parallel_min_bytes: int | None = None) -> None:
 
 
 def _from_environment() -> None:
+    """OPENDML_ISA and OPENDML_NUM_THREADS; a value that cannot apply warns and leaves the default."""
     wanted = os.environ.get("OPENDML_ISA")
     if wanted:
-        set_isa(wanted)
+        try:
+            set_isa(wanted)
+        except ValueError as error:
+            warnings.warn(f"OPENDML_ISA ignored: {error}", RuntimeWarning, stacklevel=2)
     threads = os.environ.get("OPENDML_NUM_THREADS")
     if threads:
         try:
             set_num_threads(int(threads))
         except ValueError:
-            raise ValueError(f"OPENDML_NUM_THREADS is {threads!r}; expected an integer from 1 to 256") from None
+            warnings.warn(f"OPENDML_NUM_THREADS={threads!r} ignored: expected 1 to 256", RuntimeWarning, stacklevel=2)
 
 
 _from_environment()

@@ -37,7 +37,7 @@ class BuildISAVariants(build_ext):
 
     def build_extension(self, ext: Extension) -> None:
         # -Wpsabi is a note about passing wide vectors between differently compiled units: ours never cross.
-        psabi = ["-Wno-psabi"] if "clang" not in os.path.basename(self.compiler.compiler_so[0]) else []
+        psabi = ["-Wno-psabi"]
         objects = []
         for name, flags in ISA_VARIANTS:
             objects += self.compiler.compile(

@@ -254,6 +254,7 @@ typedef void (*red_strip)(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t ls
             (void)po;                                                                                           \
             __VA_ARGS__;                                                                                        \
             flat += (uint32_t)(R)->n[l_];                                                                       \
+            (void)flat;                                                                                         \
             int d_ = l_ - 1;                                                                                    \
             for (; d_ >= 0; d_--) {                                                                             \
                 pi += (R)->si[d_];                                                                              \
@@ -367,7 +368,7 @@ ALWAYS vf lanes_f(const char *p, ptrdiff_t s, ptrdiff_t nl, int f16, float pad) 
     if (f16)
         for (ptrdiff_t l = 0; l < nl; l++) { uint16_t h; memcpy(&h, p + l * s, 2); v[l] = f16_to_f32(h); }
     else
-        for (ptrdiff_t l = 0; l < nl; l++) memcpy(&v[l], p + l * s, 4);
+        for (ptrdiff_t l = 0; l < nl; l++) { float f; memcpy(&f, p + l * s, 4); v[l] = f; }
     return v;
 }
 
@@ -379,7 +380,7 @@ ALWAYS void put_lanes_f(char *p, ptrdiff_t s, ptrdiff_t nl, int f16, vf v) {
         store_f16(h, v);
         for (ptrdiff_t l = 0; l < nl; l++) memcpy(p + l * s, &h[l], 2);
     } else {
-        for (ptrdiff_t l = 0; l < nl; l++) memcpy(p + l * s, &v[l], 4);
+        for (ptrdiff_t l = 0; l < nl; l++) { float f = v[l]; memcpy(p + l * s, &f, 4); }
     }
 }
 

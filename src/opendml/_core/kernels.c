@@ -308,14 +308,22 @@ static void store_index(char *p, int dtype, uint32_t v) {
         memcpy(&t0, in, sizeof t0);                                                                             \
         C bm = (C)CONV(t0);                                                                                     \
         uint32_t bi = 0;                                                                                        \
-        NAME##_v m = (NAME##_v){0} + bm;                                                                        \
-        vu id = {0};                                                                                            \
+        NAME##_v m = (NAME##_v){0} + bm, m2 = m;                                                                \
+        vu id = {0}, id2 = {0};                                                                                 \
         FOR_RUNS(R, in, NULL, pi, po, flat, {                                                                   \
             ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], i = 0;                                         \
-            if (s == sizeof(T))                                                                                 \
+            if (s == sizeof(T)) {                                                                               \
+                /* two independent running states: the compare-select chain is latency bound */                 \
+                for (; i + 2 * LANES <= n; i += 2 * LANES) {                                                    \
+                    NAME##_update(LOAD16(NAME##_v, pi + i * (ptrdiff_t)sizeof(T)), IOTA + (flat + (uint32_t)i), \
+                                  last, &m, &id);                                                               \
+                    NAME##_update(LOAD16(NAME##_v, pi + (i + LANES) * (ptrdiff_t)sizeof(T)),                    \
+                                  IOTA + (flat + (uint32_t)(i + LANES)), last, &m2, &id2);                      \
+                }                                                                                               \
                 for (; i + LANES <= n; i += LANES)                                                              \
                     NAME##_update(LOAD16(NAME##_v, pi + i * (ptrdiff_t)sizeof(T)), IOTA + (flat + (uint32_t)i), \
                                   last, &m, &id);                                                               \
+            }                                                                                                   \
             for (; i < n; i++) {                                                                                \
                 T t;                                                                                            \
                 memcpy(&t, pi + i * s, sizeof t);                                                               \
@@ -323,6 +331,11 @@ static void store_index(char *p, int dtype, uint32_t v) {
                 if (BEATS_##KIND(x, bm, last)) { bm = x; bi = flat + (uint32_t)i; }                             \
             }                                                                                                   \
         });                                                                                                     \
+        NAME##_m t2 = BEATS_##KIND(m2, m, 0) |                                                                  \
+                      (TIED_##KIND(m2, m) & __builtin_convertvector(last ? id2 > id : id2 < id, NAME##_m));     \
+        m = (NAME##_v)(((NAME##_m)m2 & t2) | ((NAME##_m)m & ~t2));                                              \
+        vu t2u = (vu)__builtin_convertvector(t2, vi);                                                           \
+        id = (id2 & t2u) | (id & ~t2u);                                                                         \
         for (int l = 0; l < LANES; l++)                                                                         \
             if (BEATS_##KIND(m[l], bm, 0) || (TIED_##KIND(m[l], bm) && (last ? id[l] > bi : id[l] < bi))) {     \
                 bm = m[l];                                                                                      \
@@ -482,12 +495,17 @@ static double log_sum(uint64_t count, double rest) { return log((double)count) +
 
 static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
     int f16 = c->in_dtype == ODML_F16, isz = c->isize;
-    vf mv = splatf(-INFINITY);
+    vf mv = splatf(-INFINITY), mv2 = mv;
     FOR_RUNS(R, in, out, pi, po, flat, {
-        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
-        for (ptrdiff_t i = 0; i < n; i += LANES)
+        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], i = 0;
+        for (; i + 2 * LANES <= n; i += 2 * LANES) { /* two chains, as in argmax */
+            mv = maxnan(mv, lanes_f(pi + i * s, s, LANES, f16, -INFINITY));
+            mv2 = maxnan(mv2, lanes_f(pi + (i + LANES) * s, s, LANES, f16, -INFINITY));
+        }
+        for (; i < n; i += LANES)
             mv = maxnan(mv, lanes_f(pi + i * s, s, n - i < LANES ? n - i : LANES, f16, -INFINITY));
     });
+    mv = maxnan(mv, mv2);
     float m = mv[0];
     for (int l = 1; l < LANES; l++) m = (mv[l] > m || mv[l] != mv[l]) ? mv[l] : m;
     double L = NAN;
@@ -557,23 +575,32 @@ typedef struct {
 
 static void red_task(void *ctx, ptrdiff_t begin, ptrdiff_t end) {
     const red_plan *P = ctx;
-    ptrdiff_t per = P->nstrips ? P->nstrips : 1;
+    ptrdiff_t per = P->nstrips ? P->nstrips : 1, k = begin / per, strip = begin % per, idx[ODML_MAXDIM];
+    const char *in = P->in;
+    char *out = P->out;
+    for (int d = P->nk - 1; d >= 0; d--) { /* unravel the first group once; then count (no divisions) */
+        idx[d] = k % P->kn[d];
+        k /= P->kn[d];
+        in += idx[d] * P->ksi[d];
+        out += idx[d] * P->kso[d];
+    }
     for (ptrdiff_t item = begin; item < end; item++) {
-        ptrdiff_t k = item / per, strip = item % per;
-        const char *in = P->in;
-        char *out = P->out;
-        for (int d = P->nk - 1; d >= 0; d--) {
-            ptrdiff_t i = k % P->kn[d];
-            k /= P->kn[d];
-            in += i * P->ksi[d];
-            out += i * P->kso[d];
-        }
         if (!P->nstrips) {
             P->contig(in, out, &P->R, &P->c);
         } else {
             ptrdiff_t first = strip * LANES, nl = P->lane_n - first < LANES ? P->lane_n - first : LANES;
             P->strip(in + first * P->lane_si, P->lane_si, out + first * P->lane_so, P->lane_so, (int)nl, &P->R,
                      &P->c);
+            if (++strip < per) continue;
+            strip = 0;
+        }
+        for (int d = P->nk - 1; d >= 0; d--) {
+            in += P->ksi[d];
+            out += P->kso[d];
+            if (++idx[d] < P->kn[d]) break;
+            in -= P->ksi[d] * P->kn[d];
+            out -= P->kso[d] * P->kn[d];
+            idx[d] = 0;
         }
     }
 }

@@ -335,10 +335,12 @@ def test_float_fields_take_what_rounds_to_a_finite_float32(value, ok):
             make()
 
 
-def test_many_axes_are_checked_in_linear_time():
-    axes = list(range(200_000)) + [7]
-    found = problems(hardmax(desc_(), axes=axes))
-    assert found[-1] == "DML_OPERATOR_ACTIVATION_HARDMAX1: Axes lists axis 7 more than once"
+def test_many_axes_are_refused_by_their_count_before_any_axis_is_read():
+    found = problems(hardmax(desc_(), axes=list(range(200_000)) + [7]))
+    assert found == [
+        "DML_OPERATOR_ACTIVATION_HARDMAX1: AxisCount is 200001, but a tensor has at most 8 dimensions "
+        "(DML_TENSOR_DIMENSION_COUNT_MAX1) and each may be listed once in Axes"
+    ]
 
 
 def test_absurdly_large_descriptors_are_refused_quickly():
@@ -348,6 +350,6 @@ def test_absurdly_large_descriptors_are_refused_quickly():
         "DML_OPERATOR_ACTIVATION_HARDMAX1: InputTensor.DimensionCount is 400000, but it must be 1 to 8 "
         "(DML_TENSOR_DIMENSION_COUNT_MAX1)"
     )
-    assert "DML_OPERATOR_ACTIVATION_HARDMAX1: Axes lists axis 0 more than once" in found
+    assert any("AxisCount is 400000, but a tensor has at most 8 dimensions" in p for p in found)
     out = desc_(T.UINT32, (1,) * 400_000)
     assert any("DimensionCount is 400000" in p for p in problems(argmax(huge, out, axes=[0] * 400_000)))

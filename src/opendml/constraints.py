@@ -1,7 +1,8 @@
 """The "Tensor constraints" of the DirectML operator pages, as reusable rules.
 
-Each rule names its fields by their C names, checks a descriptor (``check(desc) -> list of problems``) and
-states itself (``str(rule)``) for the docs. Rules never raise on a malformed descriptor: they report.
+Each rule names its fields by their C names (``fields()``, checked against the operator when it is declared),
+checks a descriptor (``check(desc) -> list[Problem]``, each located at the field it is about) and states itself
+(``str(rule)``) for the docs. Rules never raise on a malformed descriptor: they report.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .enums import TENSOR_DIMENSION_COUNT_MAX1, TensorDataType
+from .problems import Problem, summarised
 from .tensor import numpy_dtype
 
-__all__ = ["Same", "ValidAxes", "ReducedOutputSizes", "IndexFitsOutput"]
+__all__ = ["Same", "ValidAxes", "ReducedOutputSizes", "IndexFitsOutput", "When"]
 
 
 def _get(desc, c_name: str):
@@ -52,13 +54,23 @@ class Same:
         object.__setattr__(self, "attribute", attribute)
         object.__setattr__(self, "tensors", tensors)
 
-    def check(self, desc) -> list[str]:
+    def fields(self) -> tuple[str, ...]:
+        return self.tensors
+
+    def check(self, desc) -> list[Problem]:
         value_of = _ATTRIBUTES[self.attribute]
-        first, *others = self.tensors
+        present = [name for name in self.tensors if _get(desc, name) is not None]  # an absent optional tensor
+        if not present:
+            return []
+        first, *others = present
         expected = value_of(_get(desc, first))
         return [
-            f"{first} and {name} must have the same {self.attribute}, but {first} has {expected} "
-            f"and {name} has {value_of(_get(desc, name))}"
+            Problem(
+                f"{first} and {name} must have the same {self.attribute}, but {first} has {expected} "
+                f"and {name} has {value_of(_get(desc, name))}",
+                name,
+                self.attribute,
+            )
             for name in others
             if value_of(_get(desc, name)) != expected
         ]
@@ -74,19 +86,32 @@ class ValidAxes:
     axes: str
     tensor: str
 
-    def check(self, desc) -> list[str]:
+    def fields(self) -> tuple[str, ...]:
+        return (self.axes, self.tensor)
+
+    def check(self, desc) -> list[Problem]:
         axes, dims = _get(desc, self.axes), _get(desc, self.tensor).dimension_count
-        count = desc.schema.field(self.axes).count_c_name
+        count = desc.schema.field(self.axes).kind.count_c_name
         if not axes:
-            return [f"{count} is 0; at least one axis must be given in {self.axes}"]
-        problems = [
-            f"{self.axes}[{i}] is {axis}, outside [0, {dims - 1}] ({self.tensor}.DimensionCount is {dims})"
+            return [Problem(f"{count} is 0; at least one axis must be given in {self.axes}", self.axes)]
+        if len(axes) > TENSOR_DIMENSION_COUNT_MAX1:  # never valid: refused before any per-axis work
+            text = (
+                f"{count} is {len(axes)}, but a tensor has at most {TENSOR_DIMENSION_COUNT_MAX1} dimensions "
+                f"(DML_TENSOR_DIMENSION_COUNT_MAX1) and each may be listed once in {self.axes}"
+            )
+            return [Problem(text, self.axes)]
+        out_of_range = [
+            Problem(f"{self.axes}[{i}] is {axis}, outside [0, {dims - 1}] ({self.tensor}.DimensionCount is {dims})",
+                    self.axes, index=i)
             for i, axis in enumerate(axes)
             if axis >= dims
-        ]
+        ]  # fmt: skip
+        problems = summarised(out_of_range, f"are outside [0, {dims - 1}]")
         duplicates = sorted(axis for axis, times in Counter(axes).items() if times > 1)
         if duplicates:
-            problems.append(f"{self.axes} lists axis {', '.join(map(str, duplicates))} more than once")
+            problems.append(
+                Problem(f"{self.axes} lists axis {', '.join(map(str, duplicates))} more than once", self.axes)
+            )
         return problems
 
     def __str__(self) -> str:
@@ -101,22 +126,23 @@ class ReducedOutputSizes:
     output: str
     axes: str
 
-    def check(self, desc) -> list[str]:
+    def fields(self) -> tuple[str, ...]:
+        return (self.input, self.output, self.axes)
+
+    def check(self, desc) -> list[Problem]:
         source, target, axes = _get(desc, self.input), _get(desc, self.output), set(_get(desc, self.axes))
         if source.dimension_count != target.dimension_count:
             return []  # reported by Same("DimensionCount", ...)
         problems = []
         for d, (size_in, size_out) in enumerate(zip(source.sizes, target.sizes)):
             if d in axes and size_out != 1:
-                problems.append(
+                problems.append(Problem(
                     f"expected {self.output}.Sizes[{d}] to be 1 since dimension {d} is reduced, "
-                    f"but {size_out} was provided"
-                )
+                    f"but {size_out} was provided", self.output, "Sizes", d))  # fmt: skip
             elif d not in axes and size_out != size_in:
-                problems.append(
+                problems.append(Problem(
                     f"expected {self.output}.Sizes[{d}] to be {self.input}.Sizes[{d}] ({size_in}) since dimension "
-                    f"{d} is not reduced, but {size_out} was provided"
-                )
+                    f"{d} is not reduced, but {size_out} was provided", self.output, "Sizes", d))  # fmt: skip
         return problems
 
     def __str__(self) -> str:
@@ -134,7 +160,10 @@ class IndexFitsOutput:
     output: str
     axes: str
 
-    def check(self, desc) -> list[str]:
+    def fields(self) -> tuple[str, ...]:
+        return (self.input, self.output, self.axes)
+
+    def check(self, desc) -> list[Problem]:
         source, target = _get(desc, self.input), _get(desc, self.output)
         axes = {a for a in _get(desc, self.axes) if a < source.dimension_count}  # repeats are reported elsewhere
         if target.data_type not in _INTEGER_TYPES or source.dimension_count > TENSOR_DIMENSION_COUNT_MAX1:
@@ -142,14 +171,39 @@ class IndexFitsOutput:
         limit = int(np.iinfo(numpy_dtype(target.data_type)).max)
         largest = math.prod(source.sizes[a] for a in axes) - 1
         if largest > limit:
-            return [
+            return [Problem(
                 f"the reduced dimensions hold {largest + 1} elements, so indices up to {largest} do not fit in "
-                f"{self.output}.DataType {target.data_type.name} (max {limit})"
-            ]
+                f"{self.output}.DataType {target.data_type.name} (max {limit})", self.output, "DataType")]  # fmt: skip
         return []
 
     def __str__(self) -> str:
         return f"the largest index over the reduced dimensions must fit in {self.output}.DataType"
+
+
+@dataclass(frozen=True)
+class When:
+    """Rules that hold only when the enum field ``field`` has one of ``values`` (REDUCE's per-function rules)."""
+
+    field: str
+    values: tuple
+    rules: tuple
+
+    def __init__(self, field: str, values, *rules):
+        object.__setattr__(self, "field", field)
+        object.__setattr__(self, "values", tuple(values))
+        object.__setattr__(self, "rules", rules)
+
+    def fields(self) -> tuple[str, ...]:
+        return (self.field, *(name for rule in self.rules for name in rule.fields()))
+
+    def check(self, desc) -> list[Problem]:
+        if _get(desc, self.field) not in self.values:
+            return []
+        return [problem for rule in self.rules for problem in rule.check(desc)]
+
+    def __str__(self) -> str:
+        names = " or ".join(v.name for v in self.values)
+        return f"when {self.field} is {names}: " + "; ".join(str(rule) for rule in self.rules)
 
 
 def _join(names: tuple[str, ...]) -> str:

@@ -16,6 +16,8 @@ __all__ = [
     "TensorFlags",
     "OperatorType",
     "ReduceFunction",
+    "RoundingMode",
+    "IsInfinityMode",
     "AxisDirection",
     "ExecutionFlags",
     "CreateDeviceFlags",
@@ -281,6 +283,22 @@ class ReduceFunction(_CName, enum.IntEnum):
     SUM_SQUARE = 11
 
 
+class RoundingMode(_CName, enum.IntEnum):
+    """DML_ROUNDING_MODE: how ELEMENT_WISE_ROUND rounds (values in the header's order)."""
+
+    HALVES_TO_NEAREST_EVEN = 0
+    TOWARD_ZERO = 1
+    TOWARD_INFINITY = 2
+
+
+class IsInfinityMode(_CName, enum.IntEnum):
+    """DML_IS_INFINITY_MODE: which infinities ELEMENT_WISE_IS_INFINITY detects."""
+
+    EITHER = 0
+    POSITIVE = 1
+    NEGATIVE = 2
+
+
 class AxisDirection(_CName, enum.IntEnum):
     """DML_AXIS_DIRECTION: which of several equal extrema ARGMAX/ARGMIN return."""
 
@@ -371,6 +389,8 @@ _C_PREFIXES = {
     TensorFlags: "DML_TENSOR_FLAG_",
     OperatorType: "DML_OPERATOR_",
     ReduceFunction: "DML_REDUCE_FUNCTION_",
+    RoundingMode: "DML_ROUNDING_MODE_",
+    IsInfinityMode: "DML_IS_INFINITY_MODE_",
     AxisDirection: "DML_AXIS_DIRECTION_",
     ExecutionFlags: "DML_EXECUTION_FLAG_",
     CreateDeviceFlags: "DML_CREATE_DEVICE_FLAG_",

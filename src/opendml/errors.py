@@ -7,6 +7,8 @@ the operator, the field, the rule broken and, where it matters, the feature leve
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "DMLError",
     "InvalidArgumentError",
@@ -27,10 +29,12 @@ class DMLError(Exception):
 
     hresult: int = 0x80004005  # E_FAIL
 
-    def __init__(self, message: str, problems: tuple[str, ...] | None = None):
+    def __init__(self, message: str, problems: tuple[str, ...] | None = None, *, problem: Any = None):
         super().__init__(message)
         #: Every problem found, when validation collected more than one (the message holds the first).
         self.problems: tuple[str, ...] = problems if problems else (message,)
+        #: Where the (first) problem is, as a :class:`~opendml.problems.Problem`, when it concerns one field.
+        self.problem = problem
 
 
 class InvalidArgumentError(DMLError, ValueError):

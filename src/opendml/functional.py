@@ -1,38 +1,31 @@
 """Functions on plain arrays, in the spirit of DirectMLX: build the descriptors, compile once, execute.
 
-Defaults that the raw descriptors do not have live here, as in DirectMLX (``alpha=0.2, beta=0.5``; ARGMAX
-outputs UINT32). Compiled operators are cached per device and descriptor.
+One function per registered operator, derived from its declaration (nothing here is written per operator):
+``F.activation_hard_sigmoid(x, alpha=0.2, beta=0.5)``, ``F.argmax(x, axes, axis_direction=..., output_data_type=...)``,
+``F.element_wise_if(condition, a, b)``. Input tensors come first, as arrays (``input_tensor`` is ``x``, any other
+``xxx_tensor`` is ``xxx``), then the descriptor's other fields, with DirectMLX's defaults where the declaration
+records one (``dmlx_default``). Outputs take their sizes and data type from the operator's
+:class:`~opendml.schema.OutputRule`. Compiled operators are cached per device and descriptor.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import enum
 import functools
+import inspect
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from .device import CompiledOperator, Device
-from .enums import AxisDirection, TensorDataType
 from .errors import InvalidArgumentError
-from .operators import (
-    ActivationHardmax1OperatorDesc,
-    ActivationHardSigmoidOperatorDesc,
-    ActivationLogSoftmax1OperatorDesc,
-    ArgmaxOperatorDesc,
-    ElementWiseIfOperatorDesc,
-)
-from .schema import FieldKind, OperatorDesc
-from .tensor import BufferTensorDesc, as_uint_tuple
+from .schema import REGISTRY, FieldSpec, OperatorDesc, OperatorSchema
+from .tensor import BufferTensorDesc
 
-__all__ = [
-    "activation_hardmax1",
-    "activation_log_softmax1",
-    "element_wise_if",
-    "argmax",
-    "activation_hard_sigmoid",
-    "default_device",
-]
+__all__ = ["default_device", "parameter_name"]
 
 
 @functools.cache
@@ -46,15 +39,23 @@ def _compiled(device: Device, desc: OperatorDesc, float_bits: tuple[bytes, ...])
     return device.compile_operator(device.create_operator(desc))
 
 
-def _run(desc: OperatorDesc, inputs: Sequence[np.ndarray], device: Device | None) -> np.ndarray:
-    # Descriptors compare FLOATs by value (-0.0 == 0.0, NaN != NaN); the cache must tell them apart by bits.
-    floats = [getattr(desc, f.name) for f in desc.schema.fields if f.kind is FieldKind.FLOAT]
-    float_bits = tuple(struct.pack("<d", value) for value in floats)
-    (result,) = _compiled(device or default_device(), desc, float_bits).execute(list(inputs))
-    return result
+def _float_bits(value: Any) -> tuple[bytes, ...]:
+    """Descriptors compare FLOATs by value (-0.0 == 0.0, NaN != NaN); the cache tells them apart by bits."""
+    if isinstance(value, float):
+        return (struct.pack("<d", value),)
+    if isinstance(value, tuple):
+        return tuple(bits for v in value for bits in _float_bits(v))
+    if dataclasses.is_dataclass(value):
+        return tuple(bits for f in dataclasses.fields(value) for bits in _float_bits(getattr(value, f.name)))
+    return ()
 
 
-def _array(x, name: str) -> np.ndarray:
+def parameter_name(spec: FieldSpec) -> str:
+    """The functional name of a tensor field: ``input_tensor`` -> ``x``, ``condition_tensor`` -> ``condition``."""
+    return "x" if spec.name == "input_tensor" else spec.name.removesuffix("_tensor")
+
+
+def _array(x: Any, name: str) -> np.ndarray:
     if not isinstance(x, np.ndarray):
         raise InvalidArgumentError(
             f"{name} must be a numpy.ndarray, not {type(x).__name__} (opendml never guesses a dtype)"
@@ -62,53 +63,132 @@ def _array(x, name: str) -> np.ndarray:
     return x
 
 
-def activation_hardmax1(x: np.ndarray, axes: Sequence[int], *, device: Device | None = None) -> np.ndarray:
-    """ACTIVATION_HARDMAX1: 1 at the first maximum over ``axes``, 0 elsewhere."""
-    desc = BufferTensorDesc.like(_array(x, "x"))
-    return _run(ActivationHardmax1OperatorDesc(input_tensor=desc, output_tensor=desc, axes=axes), [x], device)
+def _make(schema: OperatorSchema) -> Callable[..., Any]:
+    rule = schema.output_rule
+    tensors = [(spec, parameter_name(spec)) for spec in schema.input_fields]
+    others = [spec for spec in schema.fields if not spec.is_tensor]
+    parameters = [
+        inspect.Parameter(
+            name,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            default=None if spec.kind.optional else inspect.Parameter.empty,
+        )
+        for spec, name in tensors
+    ]
+    for spec in others:
+        default = spec.dmlx_default
+        if default is dataclasses.MISSING:
+            default = None if spec.kind.optional else inspect.Parameter.empty
+        parameters.append(inspect.Parameter(spec.name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default))
+    if rule.data_type_parameter:
+        parameters.append(
+            inspect.Parameter("output_data_type", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=rule.data_type)
+        )
+    parameters.append(inspect.Parameter("device", inspect.Parameter.KEYWORD_ONLY, default=None))
+    signature = inspect.Signature(_sorted_defaults(parameters))
+
+    def build(args: tuple, kwargs: dict) -> tuple[CompiledOperator, list]:
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as error:
+            raise TypeError(f"{name}(): {error}") from None
+        bound.apply_defaults()
+        values = bound.arguments
+        arrays, descs = [], {}
+        for spec, parameter in tensors:
+            given = values[parameter]
+            if given is None and spec.kind.optional:
+                arrays.append(None)
+                continue
+            arrays.append(_array(given, parameter))
+            descs[spec.c_name] = BufferTensorDesc.like(given)
+        fields = {spec.name: values[spec.name] for spec in others}
+        # Normalise the non-tensor fields once (an iterator of axes is read here, once), then derive the outputs.
+        for spec in others:
+            fields[spec.name] = spec.kind.normalise(fields[spec.name], f"{schema.c_name}: {spec.c_name}")
+        output_type = values.get("output_data_type")
+        for spec in schema.output_fields:
+            descs[spec.c_name] = rule.output(schema, descs, fields, output_type)
+        tensor_values = {spec.name: descs.get(spec.c_name) for spec in schema.tensor_fields}
+        desc = schema.desc_class(**tensor_values, **fields)
+        device = values["device"] or default_device()
+        return _compiled(device, desc, _float_bits(desc)), arrays
+
+    names = [parameter for _, parameter in tensors]
+    calls: dict[Any, CompiledOperator] = {}  # a call's shape (dtypes, shapes, values) -> its compiled operator
+
+    def function(*args: Any, **kwargs: Any) -> Any:
+        key = _call_key(args, kwargs)
+        compiled = calls.get(key) if key is not None else None
+        if compiled is None:
+            compiled, arrays = build(args, kwargs)
+            if key is not None:
+                if len(calls) >= _CALLS_MAX:
+                    calls.clear()
+                calls[key] = compiled
+        else:  # the same call shape as one that bound and validated: the tensors are the leading parameters
+            arrays = [args[i] if i < len(args) else kwargs.get(n) for i, n in enumerate(names)]
+        results = compiled.execute(arrays)
+        return results[0] if len(results) == 1 else results
+
+    name = schema.operator_type.name.lower()
+    function.__name__ = function.__qualname__ = name
+    function.__signature__ = signature
+    function.__doc__ = f"{schema.c_name}: {schema.desc_class.__doc__ or ''}\n\nBuilt from the operator's declaration."
+    function.__module__ = __name__
+    return function
 
 
-def activation_log_softmax1(x: np.ndarray, axes: Sequence[int], *, device: Device | None = None) -> np.ndarray:
-    """ACTIVATION_LOG_SOFTMAX1: ``log(softmax(x))`` over ``axes``."""
-    desc = BufferTensorDesc.like(_array(x, "x"))
-    return _run(ActivationLogSoftmax1OperatorDesc(input_tensor=desc, output_tensor=desc, axes=axes), [x], device)
+_CALLS_MAX = 1024
 
 
-def element_wise_if(condition: np.ndarray, a: np.ndarray, b: np.ndarray, *, device: Device | None = None) -> np.ndarray:
-    """ELEMENT_WISE_IF: ``a`` where ``condition`` (UINT8) is non-zero, else ``b``; all of one shape."""
-    descs = [BufferTensorDesc.like(_array(v, n)) for v, n in ((condition, "condition"), (a, "a"), (b, "b"))]
-    desc = ElementWiseIfOperatorDesc(
-        condition_tensor=descs[0], a_tensor=descs[1], b_tensor=descs[2], output_tensor=descs[1]
-    )
-    return _run(desc, [condition, a, b], device)
+def _key(value: Any) -> Any:
+    """A hashable stand-in for an argument that tells apart everything a descriptor would: an array by its exact
+    type, dtype and shape; a float by its bits (-0.0 is not 0.0); a sequence element by element."""
+    kind = type(value)
+    if kind is np.ndarray:
+        return (kind, value.dtype.str, value.shape)
+    if kind is float or isinstance(value, np.floating):
+        return (kind, float(value).hex())
+    if kind is tuple or kind is list:
+        return (kind, tuple(_key(v) for v in value))
+    hash(value)  # anything else must be an immutable value (ints, enums, None, devices); else no caching
+    if kind in (int, bool, type(None)) or isinstance(value, (np.integer, enum.Enum, Device)):
+        return (kind, value)
+    raise TypeError(kind)
 
 
-def argmax(
-    x: np.ndarray,
-    axes: Sequence[int],
-    axis_direction: AxisDirection = AxisDirection.INCREASING,
-    output_data_type: TensorDataType = TensorDataType.UINT32,
-    *,
-    device: Device | None = None,
-) -> np.ndarray:
-    """ARGMAX over ``axes``; the result keeps x's rank with the reduced dimensions of size 1."""
-    source = BufferTensorDesc.like(_array(x, "x"))
-    reduced = set(as_uint_tuple(axes, "DML_OPERATOR_ARGMAX: Axes"))
-    sizes = tuple(1 if d in reduced else s for d, s in enumerate(source.sizes))
-    desc = ArgmaxOperatorDesc(
-        input_tensor=source,
-        output_tensor=BufferTensorDesc(output_data_type, sizes),
-        axes=axes,
-        axis_direction=axis_direction,
-    )
-    return _run(desc, [x], device)
+def _call_key(args: tuple, kwargs: dict) -> Any:
+    """The key of a call in the per-function cache, or None when an argument is not a plain value."""
+    try:
+        return tuple(map(_key, args)), tuple((k, _key(v)) for k, v in kwargs.items())
+    except TypeError:
+        return None
 
 
-def activation_hard_sigmoid(
-    x: np.ndarray, alpha: float = 0.2, beta: float = 0.5, *, device: Device | None = None
-) -> np.ndarray:
-    """ACTIVATION_HARD_SIGMOID: ``max(0, min(alpha * x + beta, 1))``."""
-    desc = BufferTensorDesc.like(_array(x, "x"))
-    return _run(
-        ActivationHardSigmoidOperatorDesc(input_tensor=desc, output_tensor=desc, alpha=alpha, beta=beta), [x], device
-    )
+def _sorted_defaults(parameters: list[inspect.Parameter]) -> list[inspect.Parameter]:
+    """Positional parameters without a default after one with a default become keyword-only."""
+    seen_default, result = False, []
+    for p in parameters:
+        if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD:
+            if p.default is not inspect.Parameter.empty:
+                seen_default = True
+            elif seen_default:
+                p = p.replace(kind=inspect.Parameter.KEYWORD_ONLY)
+        result.append(p)
+    positional = [p for p in result if p.kind is inspect.Parameter.POSITIONAL_OR_KEYWORD]
+    return positional + [p for p in result if p.kind is not inspect.Parameter.POSITIONAL_OR_KEYWORD]
+
+
+def __getattr__(name: str) -> Callable[..., Any]:
+    """``F.<operator>``: made from the registry on first use (operators declared later are found too)."""
+    for schema in REGISTRY.values():
+        if schema.operator_type.name.lower() == name:
+            function = _make(schema)
+            globals()[name] = function
+            return function
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *(schema.operator_type.name.lower() for schema in REGISTRY.values())])

@@ -125,8 +125,19 @@ def as_uint(value: object, what: str, limit: int) -> int:
 
 
 def as_uint_tuple(values: object, what: str) -> tuple[int, ...]:
+    """A sequence (or any iterable, read once) of UINTs as a tuple; long integer arrays are checked at once."""
     if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
         raise InvalidArgumentError(f"{what} must be a sequence of integers, not {type(values).__name__} {values!r}")
+    if not isinstance(values, (list, tuple, np.ndarray)):
+        values = list(values)  # an iterator is read once, here
+    if len(values) > 64:  # a fast path for long arrays; elements one by one only to name a bad one
+        array = np.asarray(values) if not isinstance(values, np.ndarray) else values
+        if (
+            array.ndim == 1
+            and array.dtype.kind in "iu"
+            and (array.size == 0 or (array.min() >= 0 and array.max() <= UINT32_MAX))
+        ):
+            return tuple(array.tolist())
     return tuple(as_uint(v, f"{what}[{i}]", UINT32_MAX) for i, v in enumerate(values))
 
 
@@ -212,52 +223,71 @@ class BufferTensorDesc:
         return cls(data_type_of(array.dtype), tuple(array.shape))
 
 
-def tensor_desc_problems(desc: BufferTensorDesc) -> list[str]:
-    """The rules of DML_BUFFER_TENSOR_DESC that hold for every operator, as messages (empty when valid).
+def tensor_desc_problems(desc: BufferTensorDesc) -> list[tuple[str, str | None, int | None]]:
+    """The rules of DML_BUFFER_TENSOR_DESC that hold for every operator: ``(text, member, index)`` per problem.
 
-    Messages start with the C field name (``Sizes[1] ...``); the caller prefixes the operator and tensor.
+    ``text`` starts with the C member it is about (``Sizes[1] ...``) or, for the tensor as a whole, with a verb
+    (``has ...``); the caller prefixes the operator and tensor.
     """
-    problems = []
+    problems: list[tuple[str, str | None, int | None]] = []
     bits = element_bits(desc.data_type)
     if desc.data_type == TensorDataType.UNKNOWN:
-        problems.append("DataType is DML_TENSOR_DATA_TYPE_UNKNOWN; a tensor needs a known data type")
-    if not 1 <= desc.dimension_count <= TENSOR_DIMENSION_COUNT_MAX1:
         problems.append(
-            f"DimensionCount is {desc.dimension_count}, but it must be 1 to "
-            f"{TENSOR_DIMENSION_COUNT_MAX1} (DML_TENSOR_DIMENSION_COUNT_MAX1)"
+            ("DataType is DML_TENSOR_DATA_TYPE_UNKNOWN; a tensor needs a known data type", "DataType", None)
         )
+    if not 1 <= desc.dimension_count <= TENSOR_DIMENSION_COUNT_MAX1:
+        problems.append((
+            f"DimensionCount is {desc.dimension_count}, but it must be 1 to "
+            f"{TENSOR_DIMENSION_COUNT_MAX1} (DML_TENSOR_DIMENSION_COUNT_MAX1)", "DimensionCount", None))  # fmt: skip
+        return problems  # DirectML reads no further than the count: neither do the per-size rules
     for i, size in enumerate(desc.sizes):
         if size == 0:
-            problems.append(f"Sizes[{i}] is 0; a size of zero in any dimension is invalid")
+            problems.append((f"Sizes[{i}] is 0; a size of zero in any dimension is invalid", "Sizes", i))
     if problems:
         return problems  # the size rules below assume a well-formed shape
     if desc.element_count > UINT32_MAX:
-        problems.append(f"has {desc.element_count} elements; a tensor may hold at most 2^32-1 (4294967295)")
+        problems.append(
+            (f"has {desc.element_count} elements; a tensor may hold at most 2^32-1 (4294967295)", None, None)
+        )
     index_of_last = sum((s - 1) * t for s, t in zip(desc.sizes, desc.effective_strides))
     if index_of_last > UINT32_MAX:
-        problems.append(
+        problems.append((
             f"Strides place the last element at index {index_of_last}, beyond the 32-bit element index "
-            "DirectML computes sizes with (2^32-1)"
-        )
+            "DirectML computes sizes with (2^32-1)", "Strides", None))  # fmt: skip
         return problems
     minimum = calc_buffer_tensor_size(desc.data_type, desc.sizes, desc.strides)
-    if desc.total_tensor_size_in_bytes < minimum:
-        problems.append(
-            f"TotalTensorSizeInBytes is {desc.total_tensor_size_in_bytes}, below the {minimum} bytes that "
-            "DMLCalcBufferTensorSize gives for these Sizes and Strides"
-        )
-    elif desc.total_tensor_size_in_bytes % 4:
-        problems.append(
-            f"TotalTensorSizeInBytes is {desc.total_tensor_size_in_bytes}; it must be a multiple of 4 "
-            "(DirectML requires DWORD-aligned buffer sizes)"
-        )
+    total = desc.total_tensor_size_in_bytes
+    if total < minimum:
+        problems.append((
+            f"TotalTensorSizeInBytes is {total}, below the {minimum} bytes that "
+            "DMLCalcBufferTensorSize gives for these Sizes and Strides", "TotalTensorSizeInBytes", None))  # fmt: skip
+    elif total % 4:
+        problems.append((
+            f"TotalTensorSizeInBytes is {total}; it must be a multiple of 4 "
+            "(DirectML requires DWORD-aligned buffer sizes)", "TotalTensorSizeInBytes", None))  # fmt: skip
     alignment = desc.guaranteed_base_offset_alignment
     if alignment and (alignment & (alignment - 1) or alignment * 8 < bits):
-        problems.append(
+        problems.append((
             f"GuaranteedBaseOffsetAlignment is {alignment}; it must be 0 or a power of two at least the element "
-            f"size ({max(bits // 8, 1)} bytes)"
-        )
+            f"size ({max(bits // 8, 1)} bytes)", "GuaranteedBaseOffsetAlignment", None))  # fmt: skip
     return problems
+
+
+def scalar_union_problem(value: int | float, data_type: TensorDataType) -> str | None:
+    """Why ``value`` cannot be held exactly by a DML_SCALAR_UNION read as ``data_type`` (None when it can)."""
+    if data_type == TensorDataType.UNKNOWN:
+        return "cannot be read: its data type is DML_TENSOR_DATA_TYPE_UNKNOWN"
+    dtype = numpy_dtype(data_type)
+    if dtype.kind == "f":
+        if not math.isfinite(value) or (math.isfinite(value) and abs(value) <= float(np.finfo(dtype).max)):
+            return None
+        return f"is {value}, beyond the range of {data_type.name} (largest finite {float(np.finfo(dtype).max):g})"
+    info = np.iinfo(dtype)
+    if isinstance(value, float) and not value.is_integer():
+        return f"is {value}, which {data_type.name} cannot hold exactly (an integer type)"
+    if not info.min <= value <= info.max:
+        return f"is {value}, outside the range of {data_type.name} [{info.min}, {info.max}]"
+    return None
 
 
 def overlap_problem(sizes: Sequence[int], strides: Sequence[int]) -> str | None:

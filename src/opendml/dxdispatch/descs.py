@@ -1,8 +1,8 @@
 """DirectML values written in JSON: enums, flags, DML_TENSOR_DESC and any registered operator descriptor.
 
-Operator descriptors are built generically from their schema (:mod:`opendml.schema`): each field's
-:class:`~opendml.schema.FieldKind` says how to read it, so an operator added to the registry is readable here
-with no code of its own. The rules are DxDispatch's: field names are the C member names (case-sensitive),
+Operator descriptors are built generically from their schema (:mod:`opendml.schema`): each field's kind
+reads itself (``Kind.read_json``) with the primitives of this module, so an operator added to the registry is
+readable here with no code of its own. The rules are DxDispatch's: field names are the C member names (case-sensitive),
 every field of the descriptor is required (DxDispatch has no attribute defaults), enum values are the full C
 name or its suffix (case-sensitive), a FLOAT is a number or "nan"/"inf"/"-inf", and the descriptor's fields sit
 under ``Desc``, ``desc`` or (the collapsed form) directly in the dispatchable. A tensor desc is collapsed
@@ -14,17 +14,17 @@ from __future__ import annotations
 
 import enum
 import functools
-import re
-from collections.abc import Callable
 from typing import Any
 
 from ..enums import OperatorType, TensorDataType, TensorFlags, TensorType
 from ..errors import InvalidArgumentError, OperatorNotImplementedError
-from ..schema import FieldKind, FieldSpec, OperatorDesc, schema_of
+from ..problems import Problem
+from ..schema import FieldSpec, OperatorDesc, Scalar, schema_of
 from ..tensor import BufferTensorDesc
 from .jsonc import Node, closest
 
 __all__ = ["read_enum", "read_flags", "read_tensor_desc", "read_operator_desc", "desc_fields", "locate_problem"]
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
 _BUFFER_TENSOR_FIELDS = (
     "DataType", "Flags", "DimensionCount", "Sizes", "Strides", "TotalTensorSizeInBytes",
@@ -112,24 +112,64 @@ def read_tensor_desc(tensor: Node) -> BufferTensorDesc:
         raise node.error(str(error)) from None
 
 
-def _read_uint_array(fields: Node, spec: FieldSpec) -> tuple[int, ...]:
-    values = fields.require(spec.c_name).uints()
-    count = fields.require(spec.count_c_name)
+def read_array(fields: Node, spec: FieldSpec, element: Scalar) -> tuple:
+    """A count member plus an array member (``AxisCount`` + ``Axes``); the count must match the array."""
+    array = fields.require(spec.c_name)
+    if element.c_type == "FLOAT":
+        values = tuple(e.real() for e in array.elements())
+    elif element.c_type == "INT":
+        values = tuple(read_int(e) for e in array.elements())
+    else:
+        values = array.uints()
+    count_name = spec.kind.count_c_name
+    count = fields.require(count_name)
     if count.uint() != len(values):
         raise count.error(
-            f"{spec.count_c_name} is {count.value}, but {spec.c_name} has {len(values)} elements; "
-            f"DirectML reads {spec.count_c_name} elements from {spec.c_name}"
+            f"{count_name} is {count.value}, but {spec.c_name} has {len(values)} elements; "
+            f"DirectML reads {count_name} elements from {spec.c_name}"
         )
     return values
 
 
-_READERS: dict[FieldKind, Callable[[Node, FieldSpec], Any]] = {
-    FieldKind.INPUT_TENSOR: lambda fields, spec: read_tensor_desc(fields.require(spec.c_name)),
-    FieldKind.OUTPUT_TENSOR: lambda fields, spec: read_tensor_desc(fields.require(spec.c_name)),
-    FieldKind.UINT_ARRAY: _read_uint_array,
-    FieldKind.ENUM: lambda fields, spec: read_enum(fields.require(spec.c_name), spec.enum_type),
-    FieldKind.FLOAT: lambda fields, spec: fields.require(spec.c_name).real(),
-}
+def read_int(node: Node) -> int:
+    return node.integer(INT32_MIN, INT32_MAX, "a signed 32-bit integer")
+
+
+def read_bool(node: Node) -> bool:
+    """A BOOL: true/false, or 0/1 as the C member holds it."""
+    if isinstance(node.value, bool):
+        return node.value
+    return bool(node.integer(0, 1, "true, false, 0 or 1"))
+
+
+def read_struct(node: Node, struct_type: type) -> Any:
+    """A struct of scalars (``{"Scale": 2, "Bias": 1}``); every member is required, as in DxDispatch."""
+    values = {spec.name: spec.kind.read_json(node, spec, _this_module()) for spec in struct_type.fields}
+    node.warn_unknown(tuple(spec.c_name for spec in struct_type.fields), struct_type.c_type)
+    try:
+        return struct_type(**values)
+    except InvalidArgumentError as error:
+        raise node.error(str(error)) from None
+
+
+def read_scalar_union(node: Node) -> int | float:
+    """A DML_SCALAR_UNION: a JSON number (read later through its data-type field), or "nan"/"inf"/"-inf"."""
+    if isinstance(node.value, int) and not isinstance(node.value, bool):
+        if not -(2**63) <= node.value <= 2**64 - 1:
+            raise node.error(f"{node.value} does not fit any DML_SCALAR_UNION member (64 bits at most)")
+        return node.value
+    return node.real()
+
+
+def read_nested_operator_desc(node: Node) -> OperatorDesc:
+    """A nested operator descriptor (``FusedActivation``): ``{"Type": ..., "Desc": {...}}`` or collapsed."""
+    return read_operator_desc(node, members=("type", "Type"))
+
+
+def _this_module() -> Any:
+    import sys
+
+    return sys.modules[__name__]
 
 
 def desc_fields(dispatchable: Node) -> Node:
@@ -137,8 +177,11 @@ def desc_fields(dispatchable: Node) -> Node:
     return dispatchable.first("Desc", "desc") or dispatchable
 
 
-def read_operator_desc(dispatchable: Node) -> OperatorDesc:
-    """The operator descriptor of a DML dispatchable, for any operator in the registry."""
+def read_operator_desc(dispatchable: Node, members: tuple[str, ...] = DISPATCHABLE_MEMBERS) -> OperatorDesc:
+    """The operator descriptor of a DML dispatchable (or a nested one), for any operator in the registry.
+
+    ``members``: what the object may hold beside the descriptor's fields in the collapsed form.
+    """
     type_node = dispatchable.first("Type", "type") or dispatchable.require("type")
     operator_type = read_enum(type_node, OperatorType)
     try:
@@ -146,35 +189,28 @@ def read_operator_desc(dispatchable: Node) -> OperatorDesc:
     except OperatorNotImplementedError as error:
         raise type_node.error(str(error)) from None
     fields = desc_fields(dispatchable)
-    values = {spec.name: _READERS[spec.kind](fields, spec) for spec in schema.fields}
-    known = [spec.c_name for spec in schema.fields] + [s.count_c_name for s in schema.fields if s.count_c_name]
-    fields.warn_unknown(tuple(known) + (DISPATCHABLE_MEMBERS if fields is dispatchable else ()), schema.c_name)
+    json = _this_module()
+    values = {spec.name: spec.kind.read_json(fields, spec, json) for spec in schema.fields}
+    known = tuple(name for spec in schema.fields for name in spec.kind.json_names(spec))
+    fields.warn_unknown(known + (members if fields is dispatchable else ()), schema.c_name)
     try:
         return schema.desc_class(**values)
     except InvalidArgumentError as error:
-        raise locate_problem(fields, str(error), fields).error(str(error)) from None
+        problem = error.problem or Problem(str(error))
+        raise locate_problem(fields, problem, fields).error(str(error)) from None
 
 
-_FIELD_REFERENCE = re.compile(r"\b([A-Z]\w*)(?:\.([A-Z]\w*))?(?:\[(\d+)\])?")
-
-
-def locate_problem(fields: Node, problem: str, elsewhere: Node) -> Node:
-    """The JSON value a validation problem is about: the first descriptor field the message names.
-
-    ``InputTensor.Sizes[1] is 0`` -> ``...InputTensor.Sizes[1]``; ``expected OutputTensor.Sizes[1] to be 1`` ->
-    ``...OutputTensor.Sizes[1]``; ``Axes lists axis 0 more than once`` -> ``...Axes``. A member or element the
-    model does not write (a computed ``TotalTensorSizeInBytes``) is located at its tensor or array; a problem
-    that names no field (the operator's feature level) at ``elsewhere``.
-    """
-    for match in _FIELD_REFERENCE.finditer(problem):
-        name, member, index = match.groups()
-        target = fields.get(name)
-        if target is not None:
-            break
-    else:
+def locate_problem(fields: Node, problem: Problem, elsewhere: Node) -> Node:
+    """The JSON value a validation problem is about: ``InputTensor.Sizes[1]`` -> that element, ``Axes[3]`` ->
+    that axis. A member or element the model does not write (a computed ``TotalTensorSizeInBytes``, a count
+    beyond the array) is located at its tensor or array; a problem with no field (the operator's feature
+    level) at ``elsewhere``."""
+    target = fields.get(problem.field) if problem.field is not None and isinstance(fields.value, dict) else None
+    if target is None:
         return elsewhere
-    if member is not None and isinstance(target.value, dict):
-        target = buffer_desc_node(target).get(member) or target
-    if index is not None and isinstance(target.value, list) and int(index) < len(target.value):
-        target = target.element(int(index))
+    if problem.member is not None and isinstance(target.value, dict):
+        target = buffer_desc_node(target).get(problem.member) or target
+    index = problem.index
+    if index is not None and isinstance(target.value, list) and index < len(target.value):
+        target = target.element(index)
     return target

@@ -14,7 +14,7 @@ from typing import TextIO, TypeVar
 from ..binding import Bound, BufferBinding
 from ..device import CompiledOperator, Device
 from ..errors import DMLError, InvalidArgumentError
-from ..schema import FieldKind
+from ..validation import problems_of
 from .descs import locate_problem
 from .errors import Diagnostics, InvalidModel, ModelError, gather
 from .model import Dispatch, Dispatchable, Model, Print, TensorBinding
@@ -83,10 +83,13 @@ class Session:
 
 def _compile(device: Device, dispatchable: Dispatchable) -> CompiledOperator:
     """Create and compile the operator; raise every validation problem, each located in the descriptor."""
-    problems = device.validate(dispatchable.desc)
+    problems = problems_of(dispatchable.desc, device.feature_level)
     if problems:
         operator_type = dispatchable.node.first("Type", "type")
-        raise InvalidModel([locate_problem(dispatchable.fields, p, operator_type).error(p) for p in problems])
+        name = dispatchable.desc.schema.c_name
+        raise InvalidModel(
+            [locate_problem(dispatchable.fields, p, operator_type).error(f"{name}: {p}") for p in problems]
+        )
     return device.compile_operator(device.create_operator(dispatchable.desc), dispatchable.execution_flags)
 
 
@@ -109,8 +112,7 @@ def _check_bindings(command: Dispatch, compiled: CompiledOperator, scratch: dict
 
 def _inputs_outputs(values: list[T], bindings: tuple[TensorBinding, ...]) -> tuple[list[T], list[T]]:
     """Per-tensor values split into the inputs and the outputs, the two lists ``execute`` takes."""
-    kinds = [b.field.kind for b in bindings]
     return (
-        [v for v, kind in zip(values, kinds) if kind is FieldKind.INPUT_TENSOR],
-        [v for v, kind in zip(values, kinds) if kind is FieldKind.OUTPUT_TENSOR],
+        [v for v, b in zip(values, bindings) if b.field.is_input],
+        [v for v, b in zip(values, bindings) if b.field.is_output],
     )

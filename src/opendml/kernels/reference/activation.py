@@ -6,7 +6,6 @@ import numpy as np
 
 from ...enums import OperatorType
 from .. import register
-
 from ._axes import first_argmax_last_axis, group_reduced_last, ungroup
 
 

@@ -22,6 +22,8 @@ static int nisas; /* the variants this CPU runs, lowest first */
 static const odml_isa *active;
 static int nthreads = 1;
 static Py_ssize_t parallel_min_bytes = 1 << 20; /* below this a kernel runs on the calling thread only */
+/* Releasing and retaking the GIL costs about as much as a kernel on a few KiB: small calls keep it. */
+#define RELEASE_GIL_BYTES (64 << 10)
 
 /* ---------------------------------------------------------------- CPU detection */
 #ifdef ODML_X86
@@ -188,8 +190,12 @@ static PyObject *py_elementwise(PyObject *self, PyObject *args) {
         if (!(keep[k] = unalias(PyTuple_GET_ITEM(ins, k), &in[k], &out))) break;
     int rc = -2;
     if (keep[nin - 1]) {
-        Py_BEGIN_ALLOW_THREADS rc = active->elementwise(op, (int)nin, in, &out, &prm);
-        Py_END_ALLOW_THREADS
+        if (bytes < RELEASE_GIL_BYTES) {
+            rc = active->elementwise(op, (int)nin, in, &out, &prm);
+        } else {
+            Py_BEGIN_ALLOW_THREADS rc = active->elementwise(op, (int)nin, in, &out, &prm);
+            Py_END_ALLOW_THREADS
+        }
     }
     for (Py_ssize_t k = 0; k < nin; k++) Py_XDECREF(keep[k]);
     if (rc == -2) return NULL;
@@ -230,8 +236,13 @@ static PyObject *py_reduce(PyObject *self, PyObject *args) {
     PyObject *keep = unalias(inobj, &in, &out);
     if (!keep) return NULL;
     int rc;
-    Py_BEGIN_ALLOW_THREADS rc = active->reduce(op, &in, &out, &prm);
-    Py_END_ALLOW_THREADS Py_DECREF(keep);
+    if (nbytes(&in) + nbytes(&out) < RELEASE_GIL_BYTES) {
+        rc = active->reduce(op, &in, &out, &prm);
+    } else {
+        Py_BEGIN_ALLOW_THREADS rc = active->reduce(op, &in, &out, &prm);
+        Py_END_ALLOW_THREADS
+    }
+    Py_DECREF(keep);
     if (rc) FAIL("reduce: no kernel for operator %d", op);
     Py_RETURN_NONE;
 }

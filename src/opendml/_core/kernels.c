@@ -437,13 +437,16 @@ ALWAYS vf narrow(vd v) { return __builtin_convertvector(v, vf); }
  * 2e-8 where a float exp would give 1e-7. Terms below e^-87 (float32's normal range) are zero here and flag
  * the group, which is then summed again with `slow` set, taking them in double from libm as the float64
  * reference does: they decide whether a dominated maximum gives a subnormal, -0.0 or 0.0. */
-ALWAYS void add_terms(vf x, vf m, const int slow, vi *flag, vi *cnt, vd *hi, vf *lo, int *pending) {
+ALWAYS void add_terms(vf x, vf m, const int slow, const int plain, vi *flag, vi *cnt, vd *hi, vf *lo, int *pending) {
     vf t = x - m, bb = t - x;
     vf err = (x - (t - bb)) + (-m - bb);
-    vi eq = t == 0.0f, tiny = (t < -87.0f) & (t > -INFINITY);
-    vi keep = ~(eq | tiny | (t < -100.0f)); /* (t < -100 also drops -inf, whose err is NaN) */
+    vi eq = t == 0.0f, tiny = {0}, keep = ~eq;
+    if (!plain) { /* the group has terms below e^-87 or -inf entries (else every t is in [-87, 0]) */
+        tiny = (t < -87.0f) & (t > -INFINITY);
+        keep = ~(eq | tiny | (t < -100.0f)); /* (t < -100 also drops -inf, whose err is NaN) */
+    }
     vf sc, r, q;
-    exp_parts(t, &sc, &r, &q);
+    exp_parts_in(t, &sc, &r, &q, !plain);
     vf h = r + 1.0f, l = r - (h - 1.0f);
     vf eh = (vf)((vi)(sc * h) & keep), el = (vf)((vi)(sc * fmadd(h + q, err, l + q)) & keep);
     vd e = widen(eh);
@@ -461,27 +464,34 @@ ALWAYS void add_terms(vf x, vf m, const int slow, vi *flag, vi *cnt, vd *hi, vf 
     *cnt -= eq;
 }
 
-/* The sum pass of a contiguous-run group; `slow` is a constant at each call, so the fast loop has no call. */
-ALWAYS void sum_pass_c(const char *in, const rdims *R, int f16, vf vm, const int slow, vi *flag, vi *cnt, vd *sum) {
-    vf lo = {0};
-    int pending = 0;
-    FOR_RUNS(R, in, NULL, pi, po, flat, {
-        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
-        for (ptrdiff_t i = 0; i < n; i += LANES)
-            add_terms(lanes_f(pi + i * s, s, n - i < LANES ? n - i : LANES, f16, -INFINITY), vm, slow, flag, cnt, sum,
-                      &lo, &pending);
-    });
-    *sum += widen(lo);
-}
-
-ALWAYS void sum_pass_s(const char *in, ptrdiff_t lsi, int nl, const rdims *R, int f16, vf m, const int slow, vi *flag,
+/* The sum pass of a contiguous-run group; `slow` and `plain` are constants at each call (no call in the fast
+ * loop, no range checks where the group's minimum showed they cannot matter). */
+ALWAYS void sum_pass_c(const char *in, const rdims *R, int f16, vf vm, const int slow, const int plain, vi *flag,
                        vi *cnt, vd *sum) {
     vf lo = {0};
     int pending = 0;
     FOR_RUNS(R, in, NULL, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
+        for (ptrdiff_t i = 0; i < n; i += LANES) {
+            /* A partial vector's padding is -inf (no term), or in the plain case the max itself (counted as one
+             * of the maxima, then taken back) since plain terms have no -inf handling. */
+            ptrdiff_t k = n - i < LANES ? n - i : LANES;
+            add_terms(lanes_f(pi + i * s, s, k, f16, plain ? vm[0] : -INFINITY), vm, slow, plain, flag, cnt, sum,
+                      &lo, &pending);
+            if (plain) (*cnt)[0] -= (int32_t)(LANES - k);
+        }
+    });
+    *sum += widen(lo);
+}
+
+ALWAYS void sum_pass_s(const char *in, ptrdiff_t lsi, int nl, const rdims *R, int f16, vf m, const int slow,
+                       const int plain, vi *flag, vi *cnt, vd *sum) {
+    vf lo = {0};
+    int pending = 0;
+    FOR_RUNS(R, in, NULL, pi, po, flat, {
+        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i++)
-            add_terms(lanes_f(pi + i * s, lsi, nl, f16, 0), m, slow, flag, cnt, sum, &lo, &pending);
+            add_terms(lanes_f(pi + i * s, lsi, nl, f16, 0), m, slow, plain, flag, cnt, sum, &lo, &pending);
     });
     *sum += widen(lo);
 }
@@ -494,38 +504,51 @@ ALWAYS vf maxnan(vf m, vf x) { return selectf((x > m) | (x != x), x, m); }
 static double log_sum(uint64_t count, double rest) { return log((double)count) + log1p(rest / (double)count); }
 
 static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
-    int f16 = c->in_dtype == ODML_F16, isz = c->isize;
-    vf mv = splatf(-INFINITY), mv2 = mv;
+    int f16 = c->in_dtype == ODML_F16;
+    vf mv = splatf(-INFINITY), mv2 = mv, mn = splatf(INFINITY);
     FOR_RUNS(R, in, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], i = 0;
         for (; i + 2 * LANES <= n; i += 2 * LANES) { /* two chains, as in argmax */
-            mv = maxnan(mv, lanes_f(pi + i * s, s, LANES, f16, -INFINITY));
-            mv2 = maxnan(mv2, lanes_f(pi + (i + LANES) * s, s, LANES, f16, -INFINITY));
+            vf a = lanes_f(pi + i * s, s, LANES, f16, 0), b = lanes_f(pi + (i + LANES) * s, s, LANES, f16, 0);
+            mv = maxnan(mv, a);
+            mv2 = maxnan(mv2, b);
+            mn = selectf(a < mn, a, mn);
+            mn = selectf(b < mn, b, mn);
         }
-        for (; i < n; i += LANES)
-            mv = maxnan(mv, lanes_f(pi + i * s, s, n - i < LANES ? n - i : LANES, f16, -INFINITY));
+        for (; i < n; i += LANES) {
+            ptrdiff_t k = n - i < LANES ? n - i : LANES;
+            vf a = lanes_f(pi + i * s, s, k, f16, INFINITY);
+            mn = selectf(a < mn, a, mn);
+            mv = maxnan(mv, k == LANES ? a : lanes_f(pi + i * s, s, k, f16, -INFINITY));
+        }
     });
     mv = maxnan(mv, mv2);
-    float m = mv[0];
-    for (int l = 1; l < LANES; l++) m = (mv[l] > m || mv[l] != mv[l]) ? mv[l] : m;
+    float m = mv[0], low = mn[0];
+    for (int l = 1; l < LANES; l++) {
+        m = (mv[l] > m || mv[l] != mv[l]) ? mv[l] : m;
+        low = mn[l] < low ? mn[l] : low;
+    }
     double L = NAN;
     if (isfinite(m)) {
         vf vm = splatf(m);
         vi cnt = {0}, flag = {0};
         vd sum = {0};
-        sum_pass_c(in, R, f16, vm, 0, &flag, &cnt, &sum);
-        if (ANY(flag)) {
-            cnt = (vi){0}, sum = (vd){0};
-            sum_pass_c(in, R, f16, vm, 1, &flag, &cnt, &sum);
+        if (low - m >= -87.0f) { /* every term in float's normal range, no -inf: the plain sum */
+            sum_pass_c(in, R, f16, vm, 0, 1, &flag, &cnt, &sum);
+        } else {
+            sum_pass_c(in, R, f16, vm, 0, 0, &flag, &cnt, &sum);
+            if (ANY(flag)) {
+                cnt = (vi){0}, sum = (vd){0};
+                sum_pass_c(in, R, f16, vm, 1, 0, &flag, &cnt, &sum);
+            }
         }
-        uint64_t count = 0;
+        int64_t count = 0;
         double rest = 0;
-        for (int l = 0; l < LANES; l++) count += (uint32_t)cnt[l];
+        for (int l = 0; l < LANES; l++) count += cnt[l];
         for (int l = 0; l < LANES; l++) rest += sum[l];
-        L = log_sum(count, rest);
+        L = log_sum((uint64_t)count, rest);
     }
     vd md = (vd){0} + (double)m, Ld = (vd){0} + L;
-    (void)isz;
     FOR_RUNS(R, in, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i += LANES) {
@@ -538,17 +561,25 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
 static void log_softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
                           const rctx *c) {
     int f16 = c->in_dtype == ODML_F16;
-    vf m = splatf(-INFINITY);
+    vf m = splatf(-INFINITY), mn = splatf(INFINITY);
     FOR_RUNS(R, in, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
-        for (ptrdiff_t i = 0; i < n; i++) m = maxnan(m, lanes_f(pi + i * s, lsi, nl, f16, 0));
+        for (ptrdiff_t i = 0; i < n; i++) {
+            vf x = lanes_f(pi + i * s, lsi, nl, f16, 0);
+            m = maxnan(m, x);
+            mn = selectf(x < mn, x, mn);
+        }
     });
     vi cnt = {0}, flag = {0};
     vd sum = {0};
-    sum_pass_s(in, lsi, nl, R, f16, m, 0, &flag, &cnt, &sum);
-    if (ANY(flag)) {
-        cnt = (vi){0}, sum = (vd){0};
-        sum_pass_s(in, lsi, nl, R, f16, m, 1, &flag, &cnt, &sum);
+    if (!ANY(~((mn - m) >= -87.0f))) { /* every lane's terms in float's normal range (and no NaN): plain sum */
+        sum_pass_s(in, lsi, nl, R, f16, m, 0, 1, &flag, &cnt, &sum);
+    } else {
+        sum_pass_s(in, lsi, nl, R, f16, m, 0, 0, &flag, &cnt, &sum);
+        if (ANY(flag)) {
+            cnt = (vi){0}, sum = (vd){0};
+            sum_pass_s(in, lsi, nl, R, f16, m, 1, 0, &flag, &cnt, &sum);
+        }
     }
     vd L, md = widen(m);
     for (int l = 0; l < LANES; l++) L[l] = isfinite(m[l]) ? log_sum((uint32_t)cnt[l], sum[l]) : NAN;

@@ -144,13 +144,18 @@ ALWAYS vf fmadd(vf a, vf b, vf c) {
  * double (about 2e-8 relative error: log-softmax); exp_f32 adds them in float (about 1 ulp).
  * Domain x <= 88; below -87.3 (and -inf) the scale is 0, so callers that need those tiny terms take them
  * elsewhere (log-softmax does, from libm in double). ---- */
-ALWAYS void exp_parts(vf x, vf *scale, vf *r, vf *q) {
+ALWAYS void exp_parts_in(vf x, vf *scale, vf *r, vf *q, const int clamp) {
     const float LOG2E = 1.44269504088896341f, LN2_HI = 0.693359375f, LN2_LO = -2.12194440e-4f;
-    vi tiny = x < -87.3f;
-    vf xc = selectf(x <= 88.0f, x, splatf(88.0f)); /* also NaN: keeps the conversions below defined */
-    xc = selectf(tiny, splatf(0.0f), xc);
-    vf n = xc * LOG2E;
-    n = __builtin_convertvector(__builtin_convertvector(n + selectf(n < 0, splatf(-0.5f), splatf(0.5f)), vi), vf);
+    const float MAGIC = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer, kept in the low bits */
+    vi tiny = {0};
+    vf xc = x;
+    if (clamp) {
+        tiny = x < -87.3f;
+        xc = selectf(x <= 88.0f, x, splatf(88.0f)); /* also NaN: keeps the arithmetic below finite */
+        xc = selectf(tiny, splatf(0.0f), xc);
+    }
+    vf biased = fmadd(xc, splatf(LOG2E), splatf(MAGIC));
+    vf n = biased - MAGIC;
     vf rr = fmadd(n, splatf(-LN2_LO), fmadd(n, splatf(-LN2_HI), xc));
     vf p = fmadd(splatf(1.9875691500e-4f), rr, splatf(1.3981999507e-3f));
     p = fmadd(p, rr, splatf(8.3334519073e-3f));
@@ -159,8 +164,12 @@ ALWAYS void exp_parts(vf x, vf *scale, vf *r, vf *q) {
     p = fmadd(p, rr, splatf(5.0000001201e-1f));
     *q = p * (rr * rr);
     *r = rr;
-    *scale = (vf)((__builtin_convertvector(n, vi) + 127) << 23) * (vf)(~tiny & (vi)splatf(1.0f));
+    *scale = (vf)(((vi)biased - (vi)splatf(MAGIC) + 127) << 23);
+    if (clamp) *scale = (vf)((vi)*scale & ~tiny);
 }
+
+/* Any x in the domain (clamped); exp_parts_in(..., 0) is for callers that know -87.3 <= x <= 88. */
+ALWAYS void exp_parts(vf x, vf *scale, vf *r, vf *q) { exp_parts_in(x, scale, r, q, 1); }
 
 ALWAYS vf exp_f32(vf x) {
     vf s, r, q;

@@ -501,7 +501,10 @@ ALWAYS void sum_pass_s(const char *in, ptrdiff_t lsi, int nl, const rdims *R, in
 /* max with NaN winning */
 ALWAYS vf maxnan(vf m, vf x) { return selectf((x > m) | (x != x), x, m); }
 
-static double log_sum(uint64_t count, double rest) { return log((double)count) + log1p(rest / (double)count); }
+/* log(count + rest) as log(count) + log1p(rest / count); one libm call in the usual case of a single maximum. */
+static double log_sum(uint64_t count, double rest) {
+    return count == 1 ? log1p(rest) : log((double)count) + log1p(rest / (double)count);
+}
 
 static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
     int f16 = c->in_dtype == ODML_F16;
@@ -542,11 +545,7 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
                 sum_pass_c(in, R, f16, vm, 1, 0, &flag, &cnt, &sum);
             }
         }
-        int64_t count = 0;
-        double rest = 0;
-        for (int l = 0; l < LANES; l++) count += cnt[l];
-        for (int l = 0; l < LANES; l++) rest += sum[l];
-        L = log_sum((uint64_t)count, rest);
+        L = log_sum((uint64_t)hsum_i(cnt), hsum_d(sum)); /* (a lane count stays below 2^28) */
     }
     vd md = (vd){0} + (double)m, Ld = (vd){0} + L;
     FOR_RUNS(R, in, out, pi, po, flat, {

@@ -21,6 +21,27 @@ typedef double vd VEC(double);
 
 #define ALWAYS static inline __attribute__((always_inline))
 
+/* Horizontal reductions by halving (log2(16) steps, a fixed order: the same bits on every call). */
+#define HALVES(T, NAME, OP)                                                                                     \
+    ALWAYS T NAME(T __attribute__((vector_size(LANES * sizeof(T)))) v) {                                        \
+        typedef T h8 __attribute__((vector_size(8 * sizeof(T))));                                              \
+        typedef T h4 __attribute__((vector_size(4 * sizeof(T))));                                              \
+        typedef T h2 __attribute__((vector_size(2 * sizeof(T))));                                              \
+        h8 a, b;                                                                                                \
+        memcpy(&a, &v, sizeof a), memcpy(&b, (char *)&v + sizeof a, sizeof b);                                  \
+        a = OP(a, b);                                                                                           \
+        h4 c, d;                                                                                                \
+        memcpy(&c, &a, sizeof c), memcpy(&d, (char *)&a + sizeof c, sizeof d);                                  \
+        c = OP(c, d);                                                                                           \
+        h2 e, f;                                                                                                \
+        memcpy(&e, &c, sizeof e), memcpy(&f, (char *)&c + sizeof e, sizeof f);                                  \
+        e = OP(e, f);                                                                                           \
+        return OP(e[0], e[1]);                                                                                  \
+    }
+#define ADD_(a, b) ((a) + (b))
+HALVES(double, hsum_d, ADD_)
+HALVES(int32_t, hsum_i, ADD_)
+
 /* Unaligned whole-vector load and store (memcpy compiles to one move per register). */
 ALWAYS vf loadf(const void *p) { vf v; memcpy(&v, p, sizeof v); return v; }
 ALWAYS void storef(void *p, vf v) { memcpy(p, &v, sizeof v); }

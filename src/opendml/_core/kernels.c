@@ -324,6 +324,32 @@ static inline vf op_relu(vf x, const odml_params *p) {
     return selectf(x < 0.0f, splatf(0.0f), x) + 0.0f;
 }
 
+/* About 1/d to 12 (AVX2) or 14 (AVX-512) bits, for Newton steps and small corrections: a division costs as much
+ * as the rest of a SIGMOID on these machines. Baseline: the division itself. */
+ALWAYS vf rcp_approx(vf d) {
+#if defined(__AVX512F__)
+    return (vf)_mm512_rcp14_ps((__m512)d);
+#elif defined(__AVX2__)
+    __m256 lo, hi;
+    memcpy(&lo, &d, 32), memcpy(&hi, (char *)&d + 32, 32);
+    lo = _mm256_rcp_ps(lo), hi = _mm256_rcp_ps(hi);
+    vf r;
+    memcpy(&r, &lo, 32), memcpy((char *)&r + 32, &hi, 32);
+    return r;
+#else
+    return 1.0f / d;
+#endif
+}
+
+/* 1/d to about 1 ulp: Newton steps from rcp_approx (one from 14 bits, two from 12). */
+ALWAYS vf rcp_f32(vf d) {
+    vf r = rcp_approx(d);
+#if !defined(__AVX512F__)
+    r = fmadd(r, fmadd(-d, r, splatf(1.0f)), r);
+#endif
+    return fmadd(r, fmadd(-d, r, splatf(1.0f)), r);
+}
+
 /* c * exp(v) rounded once (also where the result is subnormal), for any v (NaN excepted: callers select).
  * v = n*ln2 + r with the two-part ln2 of exp_parts_in, exp(r) = 1 + r + r^2 P(r) (Cephes), and 2^n applied as
  * 2^(n/2) * 2^(n - n/2) so that only the last product rounds: about 1 ulp. */
@@ -357,7 +383,7 @@ static inline vf op_sigmoid(vf x, const odml_params *p) {
     (void)p;
     vf ax = (vf)((vi)x & 0x7fffffff), t = exp_scaled(-ax, splatf(1.0f)), d = 1.0f + t, dl = t - (d - 1.0f);
     vf y = selectf(x >= 0.0f, splatf(1.0f), t) / d;
-    y = fmadd(-y, dl / d, y); /* 1 + t = d + dl exactly (Fast2Sum): y / (1 + dl/d) without d's rounding */
+    y = fmadd(-y, dl * rcp_approx(d), y); /* 1 + t = d + dl exactly (Fast2Sum): y / (1 + dl/d), d's rounding undone */
     return selectf(x != x, splatf(NAN), y);
 }
 
@@ -374,7 +400,7 @@ static inline vf op_tanh(vf x, const odml_params *p) {
     q = fmadd(q, z, splatf(-0.3333333134651184f));
     vf small = (vf)((vi)fmadd(q * z, ax, ax) | sign); /* (on ax, then the sign: tanh(-0.0) is -0.0) */
     vf t = exp_scaled(-2.0f * ax, splatf(1.0f));
-    vf large = (vf)((vi)(1.0f - (t + t) / (1.0f + t)) | sign);
+    vf large = (vf)((vi)(1.0f - (t + t) * rcp_f32(1.0f + t)) | sign); /* (a Newton reciprocal: no division) */
     return selectf(x != x, splatf(NAN), selectf(ax < 0.625f, small, large));
 }
 
@@ -406,7 +432,9 @@ static inline vf op_gelu(vf x, const odml_params *p) {
     vf ax = (vf)((vi)x & 0x7fffffff);
     vi neg = (vi)x < 0, big = ax > 14.5f;
     vd xd = __builtin_convertvector(x, vd), a = __builtin_convertvector(selectf(big, splatf(14.5f), ax), vd);
-    vd t = (a - 4.0) / (a + 4.0), t2 = t + t, b1 = {0}, b2 = {0};
+    vd d = a + 4.0, r = __builtin_convertvector(rcp_approx(__builtin_convertvector(d, vf)), vd);
+    r = r + r * (1.0 - d * r), r = r + r * (1.0 - d * r); /* Newton: 12 or 14 bits -> 48 or more, no division */
+    vd t = (a - 4.0) * r, t2 = t + t, b1 = {0}, b2 = {0};
     for (int k = 14; k >= 1; k--) {
         vd b0 = t2 * b1 - b2 + c[k];
         b2 = b1, b1 = b0;

@@ -303,18 +303,23 @@ LESS_KINDS(BINARY_DEFINE, less, MASK_U8(a < b))
 
 /* ---- CLIP (no ScaleBias): min(Max, max(Min, x)) in float32 with IEEE maximum/minimum (NaN propagates; on
  * equal values, +0 wins the maximum and -0 the minimum, as the reference's bit AND / OR). ---- */
-ALWAYS vf ieee_maxf(vf a, vf x) { /* a is a bound (never NaN here: the Python side passes finite or inf) */
+ALWAYS vf ieee_maxf(vf a, vf x) { /* a NaN: a's first, as np.maximum(a, x) */
     vf r = selectf(x > a, x, a);
     r = selectf(x == a, (vf)((vi)x & (vi)a), r);
-    return selectf(x != x, x, r);
+    return selectf(a != a, a, selectf(x != x, x, r));
 }
 ALWAYS vf ieee_minf(vf a, vf x) {
     vf r = selectf(x < a, x, a);
     r = selectf(x == a, (vf)((vi)x | (vi)a), r);
-    return selectf(x != x, x, r);
+    return selectf(a != a, a, selectf(x != x, x, r));
+}
+ALWAYS vf splat_bits(float f) { /* splatf(-0.0f) is +0.0 (0 + -0 = +0): copy the bits instead */
+    int32_t b;
+    memcpy(&b, &f, 4);
+    return (vf)splati(b);
 }
 static inline vf op_clip(vf x, const odml_params *p) {
-    return ieee_minf(splatf(p->f[1]), ieee_maxf(splatf(p->f[0]), x));
+    return ieee_minf(splat_bits(p->f[1]), ieee_maxf(splat_bits(p->f[0]), x));
 }
 
 /* RELU: max(0, x), then + 0 so that -0.0 becomes +0.0 and a NaN is quieted, as the reference's np.maximum and
@@ -442,7 +447,7 @@ static inline vf op_gelu(vf x, const odml_params *p) {
     vd h = exp_d(-0.5 * (a * a)) * (t * b1 - b2 + c[0]), xh = xd * h;
     vl negl = __builtin_convertvector(neg, vl);
     vf y = __builtin_convertvector(seld(negl, xh, xd - xh), vf);
-    y = selectf(big, selectf(neg, (vf)splati(INT32_MIN), x), y); /* (-0.0f: splatf would give +0) */
+    y = selectf(big, selectf(neg, splat_bits(-0.0f), x), y);
     return selectf(x != x, splatf(NAN), y);
 }
 

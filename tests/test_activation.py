@@ -244,7 +244,7 @@ def test_in_place_equals_out_of_place(op, data_type):
     rng = rng_for(op.name, data_type, "in place")
     desc = make_desc(CASES[op], (3, 5), {"InputTensor": data_type, "OutputTensor": data_type}, rng)
     x = activation_values("InputTensor", np.dtype(np.float32 if data_type == F32 else np.float16), (3, 5), rng)
-    (expected,) = execute(desc, [x.copy()], dml.Device().kernels)  # the default backend (compiled ones round their own way)
+    (expected,) = execute(desc, [x.copy()], dml.Device().kernels)  # the default backend: compiled ones round their way
     device = dml.Device()
     (got,) = device.compile_operator(device.create_operator(desc)).execute([x], [x])
     assert np.shares_memory(got, x) and x.tobytes() == expected.tobytes()

@@ -92,7 +92,7 @@ def make_case(rng, rank, specials, member):
 
 
 @pytest.mark.parametrize("op", sorted(EXACT))
-def test_exact_members_match_bit_for_bit(op, isa):
+def test_exact_members_match_bit_for_bit(op, isa):  # noqa: F811 (the fixture of test_backends)
     rng = np.random.default_rng([ord(ch) for ch in op + isa])
     for i in range(40):
         desc, make = make_case(rng, 1 + i % 8, i % 3 == 0, EXACT[op])
@@ -107,7 +107,7 @@ def _ordered(a: np.ndarray) -> np.ndarray:
 
 
 @pytest.mark.parametrize("op", sorted(APPROXIMATE))
-def test_transcendental_members_within_their_bound(op, isa):
+def test_transcendental_members_within_their_bound(op, isa):  # noqa: F811
     member, f32_ulps, f16_ulps = APPROXIMATE[op]
     rng = np.random.default_rng([ord(ch) for ch in op + isa])
     for i in range(40):

@@ -13,15 +13,19 @@ import numpy as np
 
 from opendml import _core
 from opendml._core import _native
-from opendml.kernels import KERNELS
 from opendml.enums import OperatorType as OT
+from opendml.kernels import KERNELS
 from opendml.kernels.reference._special import erfc
 
 EXACT = {
     "EXP": (_native.OP_EXP, np.exp, OT.ELEMENT_WISE_EXP),
     "SIGMOID": (_native.OP_SIGMOID, lambda x: 1.0 / (1.0 + np.exp(-x)), OT.ACTIVATION_SIGMOID),
     "TANH": (_native.OP_TANH, np.tanh, OT.ACTIVATION_TANH),
-    "GELU": (_native.OP_GELU, lambda x: np.where(x == -np.inf, -0.0, x * 0.5 * erfc(x * -(0.5**0.5))), OT.ACTIVATION_GELU),
+    "GELU": (
+        _native.OP_GELU,
+        lambda x: np.where(x == -np.inf, -0.0, x * 0.5 * erfc(x * -(0.5**0.5))),
+        OT.ACTIVATION_GELU,
+    ),
 }
 
 

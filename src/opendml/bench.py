@@ -233,7 +233,8 @@ def add_onnxruntime(case: Case, threads: int):
             inits.append(helper.make_tensor(name, kind, [], [value]))
         nodes.append(helper.make_node(member.onnx, [*names, *member.constants], ["y"]))
         opset = member.opset
-        out_elem = {np.uint8: TensorProto.UINT8 if case.op == "quantize_linear" else TensorProto.BOOL}.get(member.out, elem)
+        if member.out is not None:  # QuantizeLinear's UINT8, Less's BOOL
+            out_elem = TensorProto.UINT8 if case.op == "quantize_linear" else TensorProto.BOOL
     elif case.op == "if":
         inputs = [
             helper.make_tensor_value_info("c", TensorProto.BOOL, shape),
@@ -397,7 +398,9 @@ def main(argv=None) -> None:
     rng = np.random.default_rng(0)
     for shape in shapes:
         for op in args.ops:
-            axis_sets = [()] if op in ("hard_sigmoid", "if", *ELEMENTWISE) else [(len(shape) - 1,), (len(shape) - 2, len(shape) - 1)]
+            axis_sets = [(len(shape) - 1,), (len(shape) - 2, len(shape) - 1)]
+            if op in ("hard_sigmoid", "if", *ELEMENTWISE):
+                axis_sets = [()]
             for dtype in args.dtypes:
                 for axes in axis_sets:
                     for threads in args.threads:

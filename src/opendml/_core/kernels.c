@@ -355,25 +355,17 @@ ALWAYS vf rcp_f32(vf d) {
     return fmadd(r, fmadd(-d, r, splatf(1.0f)), r);
 }
 
-/* c * exp(v) rounded once (also where the result is subnormal), for any v (NaN excepted: callers select).
- * v = n*ln2 + r with the two-part ln2 of exp_parts_in, exp(r) = 1 + r + r^2 P(r) (Cephes), and 2^n applied as
- * 2^(n/2) * 2^(n - n/2) so that only the last product rounds: about 1 ulp. */
+/* c * exp(v) rounded once (also where the result is subnormal), for any v (NaN excepted: callers select):
+ * simd.h's exp_parts_in (v = n*ln2 + r, exp(r) = 1 + r + q) with 2^n applied as 2^(n/2) * 2^(n - n/2), so that
+ * only the last product rounds: about 1 ulp. */
 ALWAYS vf exp_scaled(vf v, vf c) {
-    const float LOG2E = 1.44269504088896341f, LN2_HI = 0.693359375f, LN2_LO = -2.12194440e-4f;
-    const float MAGIC = 12582912.0f;
     v = selectf(v > 89.0f, splatf(89.0f), v); /* exp(89) overflows, exp(-104) rounds to 0 */
     v = selectf(v < -104.0f, splatf(-104.0f), v);
-    vf biased = fmadd(v, splatf(LOG2E), splatf(MAGIC));
-    vf n = biased - MAGIC;
-    vf r = fmadd(n, splatf(-LN2_LO), fmadd(n, splatf(-LN2_HI), v));
-    vf q = fmadd(splatf(1.9875691500e-4f), r, splatf(1.3981999507e-3f));
-    q = fmadd(q, r, splatf(8.3334519073e-3f));
-    q = fmadd(q, r, splatf(4.1665795894e-2f));
-    q = fmadd(q, r, splatf(1.6666665459e-1f));
-    q = fmadd(q, r, splatf(5.0000001201e-1f));
-    vf e = fmadd(q * r, r, r) + 1.0f;
-    vi ni = (vi)biased - (vi)splatf(MAGIC), n1 = ni >> 1, n2 = ni - n1;
-    return (c * e) * (vf)((n1 + 127) << 23) * (vf)((n2 + 127) << 23);
+    vf unused, r, q; /* (its one-step 2^n leaves float's range here) */
+    exp_parts_in(v, &unused, &r, &q, 0);
+    vf biased = fmadd(v, splatf(1.44269504088896341f), splatf(12582912.0f)); /* n, as exp_parts_in rounds it */
+    vi ni = (vi)biased - (vi)splatf(12582912.0f), n1 = ni >> 1, n2 = ni - n1;
+    return (c * ((q + r) + 1.0f)) * (vf)((n1 + 127) << 23) * (vf)((n2 + 127) << 23);
 }
 
 /* EXP: NaN keeps its payload (quieted), as np.exp in float64 does. */

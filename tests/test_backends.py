@@ -65,7 +65,9 @@ def random_sizes(rng, rank, big=False):
 
 def random_strides(rng, sizes, may_broadcast):
     """Element strides: packed, padded, permuted, or (inputs) with zero strides; never negative."""
-    kind = rng.choice(["packed", "padded", "permuted", "broadcast"] if may_broadcast else ["packed", "padded", "permuted"])
+    kind = rng.choice(
+        ["packed", "padded", "permuted", "broadcast"] if may_broadcast else ["packed", "padded", "permuted"]
+    )
     order = list(range(len(sizes)))
     if kind == "permuted":
         rng.shuffle(order)
@@ -205,7 +207,9 @@ def if_case(rng, rank, specials):
         return [c, a, b], Buffer(r, data_type, sizes, strides[3])
 
     (c, a, b), y = make()
-    desc = dml.ElementWiseIfOperatorDesc(condition_tensor=c.desc, a_tensor=a.desc, b_tensor=b.desc, output_tensor=y.desc)
+    desc = dml.ElementWiseIfOperatorDesc(
+        condition_tensor=c.desc, a_tensor=a.desc, b_tensor=b.desc, output_tensor=y.desc
+    )
     return desc, make
 
 

@@ -127,7 +127,8 @@ def test_dml_reduce_is_rejected_cleanly_until_reduce_exists(tmp_path):
         ([], "opendml: error: the following arguments are required: COMMAND"),
         (
             ["compile", "m.json"],
-            "opendml: error: argument COMMAND: invalid choice: 'compile' (choose from 'run', 'validate', 'examples', 'info')",
+            "opendml: error: argument COMMAND: invalid choice: 'compile' "
+            "(choose from 'run', 'validate', 'examples', 'info')",
         ),
         (["run"], "opendml run: error: the following arguments are required: MODEL.json"),
         (

@@ -32,7 +32,13 @@ from opendml import functional as F
 
 T = dml.TensorDataType
 OPS = ("hard_sigmoid", "if", "argmax", "hardmax", "log_softmax")
-ONNX = {"hard_sigmoid": "HardSigmoid", "if": "Where", "argmax": "ArgMax", "hardmax": "Hardmax", "log_softmax": "LogSoftmax"}
+ONNX = {
+    "hard_sigmoid": "HardSigmoid",
+    "if": "Where",
+    "argmax": "ArgMax",
+    "hardmax": "Hardmax",
+    "log_softmax": "LogSoftmax",
+}
 DTYPES = {"float32": (np.float32, T.FLOAT32), "float16": (np.float16, T.FLOAT16)}
 
 
@@ -61,7 +67,7 @@ class Case:
 
 
 def make_case(op, dtype_name, shape, axes, rng) -> Case:
-    dtype, data_type = DTYPES[dtype_name]
+    dtype = DTYPES[dtype_name][0]
     x = rng.standard_normal(shape).astype(dtype)
     desc_x = dml.BufferTensorDesc.like(x)
     device = dml.Device()
@@ -131,7 +137,6 @@ def add_bound(case: Case):
 
 def add_onnxruntime(case: Case, threads: int):
     try:
-        import onnx
         import onnxruntime as ort
         from onnx import TensorProto, helper
     except ImportError:
@@ -329,7 +334,8 @@ def main(argv=None) -> None:
                         print(
                             f"| {op} | {dtype} | {'x'.join(map(str, shape))} | {','.join(map(str, axes)) or '-'} "
                             f"| {threads} | {ms('opendml')} | {bound * 1e3:.3f} | {ms('onnxruntime')} | {ms('torch')} "
-                            f"| {ms('numpy')} | {row['vs_bound']:.2f} | {row['vs_best_peer']:.2f} ({row['best_peer']}) |",
+                            f"| {ms('numpy')} | {row['vs_bound']:.2f} "
+                            f"| {row['vs_best_peer']:.2f} ({row['best_peer']}) |",
                             flush=True,
                         )
                         del case

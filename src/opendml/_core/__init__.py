@@ -16,7 +16,7 @@ import warnings
 
 if importlib.util.find_spec(f"{__name__}._native") is None:
     raise ImportError("the compiled extension opendml._core._native is not built")
-from . import _native  # noqa: E402
+from . import _native
 
 __all__ = ["isas", "isa", "set_isa", "num_threads", "set_num_threads", "parallel_min_bytes", "_native"]
 

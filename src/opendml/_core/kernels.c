@@ -474,6 +474,7 @@ ALWAYS void sum_pass_c(const char *in, const rdims *R, int f16, vf vm, const int
                        vi *cnt, vd *sum) {
     vf lo = {0};
     int pending = 0;
+    int32_t pads = 0;
     FOR_RUNS(R, in, NULL, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i += LANES) {
@@ -482,9 +483,10 @@ ALWAYS void sum_pass_c(const char *in, const rdims *R, int f16, vf vm, const int
             ptrdiff_t k = n - i < LANES ? n - i : LANES;
             add_terms(lanes_f(pi + i * s, s, k, f16, plain ? vm[0] : -INFINITY), vm, slow, plain, flag, cnt, sum,
                       &lo, &pending);
-            if (plain) (*cnt)[0] -= (int32_t)(LANES - k);
+            pads += (int32_t)(LANES - k);
         }
     });
+    if (plain) (*cnt)[0] -= pads;
     *sum += widen(lo);
 }
 

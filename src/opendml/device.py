@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from . import kernels
-from .binding import Bound, TensorPlan, check_hazards
+from .binding import Bound, TensorPlan, check_hazards, empty_output
 from .enums import CreateDeviceFlags, ExecutionFlags, FeatureLevel
 from .errors import InvalidArgumentError, UnsupportedError
 from .schema import OperatorDesc, schema_of
@@ -177,7 +177,7 @@ class CompiledOperator:
         results = []
         for array, (dtype, shape) in zip(outputs, expected_out):
             if array is None:
-                array = np.empty(shape, dtype)
+                array = empty_output(shape, dtype)
             elif type(array) is not ndarray or array.dtype != dtype or array.shape != shape:
                 return None
             elif not (array.flags.c_contiguous and array.flags.writeable):

@@ -16,14 +16,19 @@ def operator_table() -> str:
         for i, row in enumerate(schema.support):
             groups: dict = {}  # tensors with the same support share one line
             for name, support in row.tensors.items():
-                groups.setdefault(support, []).append(name)
+                optional = schema.field(name).kind.optional and not support.required  # "Optional input"
+                groups.setdefault(support, []).append(f"{name} (optional)" if optional else name)
             cells = "<br>".join(f"{', '.join(names)}: {s.dims_text}; {s.types_text}" for s, names in groups.items())
             first = i == 0
             lines.append(
                 f"| {schema.c_name if first else ''} | {schema.introduced.version if first else ''} "
-                f"| {row.feature_level.version}+ | {cells} | {('yes' if schema.in_place else 'no') if first else ''} |"
+                f"| {row.feature_level.version}+ | {cells} | {_in_place(schema.in_place) if first else ''} |"
             )
     return "\n".join(lines)
+
+
+def _in_place(in_place: bool | tuple[str, ...]) -> str:
+    return f"over {', '.join(in_place)}" if isinstance(in_place, tuple) else ("yes" if in_place else "no")
 
 
 def constraints_list() -> str:

@@ -21,6 +21,12 @@ from .tensor import UINT64_MAX, BufferTensorDesc, as_uint, numpy_dtype, overlap_
 
 __all__ = ["BufferBinding", "TensorPlan", "check_hazards"]
 
+#: The ndarray subclasses whose meaning is all in their memory, bound as the plain ndarray they view (no copy):
+#: a memmap is a file's pages; a matrix is a 2-D array whose indexing and operators differ from an ndarray's,
+#: which kernels must not meet. Any other subclass may carry what its buffer does not hold (a masked array's
+#: mask, a quantity's units), which opendml cannot honour, so it is refused.
+PLAIN_SUBCLASSES = (np.memmap, np.matrix)
+
 
 @dataclass(frozen=True, eq=False)
 class BufferBinding:
@@ -65,7 +71,7 @@ class TensorPlan:
                 f"{self.where} has Strides {self.desc.strides}, so opendml cannot choose its memory: "
                 "bind the output buffer with a BufferBinding"
             )
-        return self._bound_array(_empty(self.shape, self.dtype))
+        return self._bound_array(empty_output(self.shape, self.dtype))
 
     def bind(self, value: Any) -> Bound:
         if value is None and self.is_output:
@@ -73,7 +79,7 @@ class TensorPlan:
         if isinstance(value, BufferBinding):
             return self._bind_buffer(value)
         if isinstance(value, np.ndarray):
-            return self._bind_array(value)
+            return self._bind_array(self._plain(value))
         raise InvalidArgumentError(
             f"{self.where} must be bound to a numpy.ndarray or a BufferBinding, not {type(value).__name__}"
         )
@@ -105,9 +111,23 @@ class TensorPlan:
         start, end = np.lib.array_utils.byte_bounds(array)
         return Bound(self._guard(array), (start, end), self.c_name)
 
+    def _plain(self, array: np.ndarray) -> np.ndarray:
+        """``array`` as a plain ndarray viewing the same memory; a subclass outside PLAIN_SUBCLASSES is refused."""
+        if type(array) is np.ndarray:
+            return array
+        if isinstance(array, PLAIN_SUBCLASSES):
+            return array.view(np.ndarray)
+        kind = f"{type(array).__module__}.{type(array).__qualname__}"
+        raise InvalidArgumentError(
+            f"{self.where}: a {kind} may mean more than its memory holds (a mask, units), and opendml reads only "
+            "memory; bind a plain numpy.ndarray (a masked array's x.filled(value), or np.asarray(x) to ignore what "
+            "the subclass adds)"
+        )
+
     def _bind_buffer(self, binding: BufferBinding) -> Bound:
+        buffer = self._plain(binding.buffer) if isinstance(binding.buffer, np.ndarray) else binding.buffer
         try:
-            memory = memoryview(binding.buffer)
+            memory = memoryview(buffer)
         except TypeError:
             raise InvalidArgumentError(
                 f"{self.where}: BufferBinding.buffer must support the buffer protocol (a NumPy array, bytearray, "
@@ -161,11 +181,14 @@ class TensorPlan:
         return view
 
 
-def check_hazards(operator_name: str, inputs: list[Bound], outputs: list[Bound], in_place: bool) -> None:
+def check_hazards(
+    operator_name: str, inputs: list[Bound], outputs: list[Bound], in_place: bool | tuple[str, ...]
+) -> None:
     """DirectML's binding-hazard rules (BindInputs, DirectML 1.7+).
 
     Inputs may overlap each other freely. An output may overlap an input only when the two bound ranges are
-    identical and the operator supports in-place execution; any other overlap with an output is invalid.
+    identical and the operator supports in-place execution (``in_place``: True for any input, or the C names of
+    the inputs the output may alias); any other overlap with an output is invalid.
     """
 
     def overlaps(a: Bound, b: Bound) -> bool:
@@ -188,6 +211,11 @@ def check_hazards(operator_name: str, inputs: list[Bound], outputs: list[Bound],
                     f"{operator_name}: {out.name} is bound to the same memory as {source.name}, but the operator "
                     "does not support in-place execution"
                 )
+            if in_place is not True and source.name not in in_place:
+                raise InvalidArgumentError(
+                    f"{operator_name}: {out.name} is bound to the same memory as {source.name}, but the operator "
+                    f"runs in place only over {' or '.join(in_place)}"
+                )
 
 
 HUGE_PAGE = 2 << 20
@@ -198,7 +226,7 @@ HUGE_PAGE = 2 << 20
 HUGE_PAGE_MIN_BYTES = 32 << 20
 
 
-def _empty(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+def empty_output(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     """``np.empty``, except that large arrays start on a 2 MiB boundary of an anonymous mapping advised
     MADV_HUGEPAGE, so that the kernel can fault them in 2 MiB at a time (where THP is enabled or "madvise")."""
     nbytes = int(np.prod(shape, dtype=np.uint64)) * dtype.itemsize

@@ -13,11 +13,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .enums import TENSOR_DIMENSION_COUNT_MAX1, TensorDataType
+from .enums import TENSOR_DIMENSION_COUNT_MAX1, FeatureLevel, TensorDataType
 from .problems import Problem, summarised
 from .tensor import numpy_dtype
 
-__all__ = ["Same", "ValidAxes", "ReducedOutputSizes", "IndexFitsOutput", "When"]
+__all__ = [
+    "Same",
+    "TypeOfField",
+    "Below",
+    "ValidAxes",
+    "ReducedOutputSizes",
+    "IndexFitsOutput",
+    "When",
+    "AtLeast",
+    "DataTypeLike",
+    "SingleElement",
+]
 
 
 def _get(desc, c_name: str):
@@ -77,6 +88,27 @@ class Same:
 
     def __str__(self) -> str:
         return f"{_join(self.tensors)} must have the same {self.attribute}"
+
+
+@dataclass(frozen=True)
+class TypeOfField:
+    """A DML_TENSOR_DATA_TYPE field (CLIP1's MinMaxDataType) must be the tensor's DataType."""
+
+    field: str
+    tensor: str
+
+    def fields(self) -> tuple[str, ...]:
+        return (self.field, self.tensor)
+
+    def check(self, desc) -> list[Problem]:
+        data_type, tensor = _get(desc, self.field), _get(desc, self.tensor)
+        if data_type == tensor.data_type:
+            return []
+        return [Problem(f"{self.field} is {data_type.name}, but {self.tensor}.DataType is {tensor.data_type.name}; "
+                        "they must match", self.field)]  # fmt: skip
+
+    def __str__(self) -> str:
+        return f"{self.field} must equal {self.tensor}.DataType"
 
 
 @dataclass(frozen=True)
@@ -204,6 +236,119 @@ class When:
     def __str__(self) -> str:
         names = " or ".join(v.name for v in self.values)
         return f"when {self.field} is {names}: " + "; ".join(str(rule) for rule in self.rules)
+
+
+@dataclass(frozen=True)
+class AtLeast:
+    """A FLOAT field's lower bound (NaN breaks it too), in force below the feature level that lifted it, if any:
+    rules that depend on the level define ``check_at(desc, feature_level)``, which validation prefers."""
+
+    field: str
+    minimum: float
+    lifted_in: FeatureLevel | None = None
+
+    def fields(self) -> tuple[str, ...]:
+        return (self.field,)
+
+    def check(self, desc) -> list[Problem]:
+        return self.check_at(desc, None)
+
+    def check_at(self, desc, feature_level: FeatureLevel | None) -> list[Problem]:
+        if self.lifted_in is not None and feature_level is not None and feature_level >= self.lifted_in:
+            return []
+        value = _get(desc, self.field)
+        if value >= self.minimum:
+            return []
+        lifted = f"; {self.lifted_in.c_name} and above allow it" if self.lifted_in else ""
+        return [Problem(f"{self.field} is {value}, but it must be at least {self.minimum:g}{lifted}", self.field)]
+
+    def __str__(self) -> str:
+        below = f" below {self.lifted_in.c_name}" if self.lifted_in else ""
+        return f"{self.field} must be at least {self.minimum:g}{below}"
+
+
+@dataclass(frozen=True)
+class Below:
+    """Rules that hold only on devices below ``feature_level`` (POW: until 3_0 ExponentTensor has InputTensor's
+    DataType). Validation calls :meth:`check_at` with the device's level."""
+
+    feature_level: FeatureLevel
+    rules: tuple
+
+    def __init__(self, feature_level: FeatureLevel, *rules):
+        object.__setattr__(self, "feature_level", feature_level)
+        object.__setattr__(self, "rules", rules)
+
+    def fields(self) -> tuple[str, ...]:
+        return tuple(name for rule in self.rules for name in rule.fields())
+
+    def check(self, desc) -> list[Problem]:
+        return []  # the rules depend on the feature level: see check_at
+
+    def check_at(self, desc, feature_level: FeatureLevel) -> list[Problem]:
+        if feature_level >= self.feature_level:
+            return []
+        return [Problem(f"below {self.feature_level.c_name}, {p.text}", p.field, p.member, p.index)
+                for rule in self.rules for p in rule.check(desc)]  # fmt: skip
+
+    def __str__(self) -> str:
+        return f"below {self.feature_level.c_name}: " + "; ".join(str(rule) for rule in self.rules)
+
+
+@dataclass(frozen=True)
+class DataTypeLike:
+    """``tensor`` must have the DataType of ``source``, except where ``instead`` maps the source's type to another
+    (QUANTIZE_LINEAR: ScaleTensor is InputTensor's type, but FLOAT32 for an INT32 input)."""
+
+    tensor: str
+    source: str
+    instead: tuple[tuple[TensorDataType, TensorDataType], ...]
+
+    def __init__(self, tensor: str, source: str, instead: dict[TensorDataType, TensorDataType]):
+        object.__setattr__(self, "tensor", tensor)
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "instead", tuple(instead.items()))
+
+    def fields(self) -> tuple[str, ...]:
+        return (self.tensor, self.source)
+
+    def check(self, desc) -> list[Problem]:
+        got, source = _get(desc, self.tensor).data_type, _get(desc, self.source).data_type
+        wanted = dict(self.instead).get(source, source)
+        if got == wanted:
+            return []
+        return [Problem(f"{self.tensor}.DataType must be {wanted.name} since {self.source}.DataType is {source.name}, "
+                        f"but {got.name} was provided", self.tensor, "DataType")]  # fmt: skip
+
+    def __str__(self) -> str:
+        exceptions = ", ".join(f"{to.name} when {self.source} is {of.name}" for of, to in self.instead)
+        return f"{self.tensor} must have the DataType of {self.source} ({exceptions})"
+
+
+@dataclass(frozen=True)
+class SingleElement:
+    """Each tensor holds exactly one element: every size is 1 (a per-tensor scale or zero point)."""
+
+    tensors: tuple[str, ...]
+
+    def __init__(self, *tensors: str):
+        object.__setattr__(self, "tensors", tensors)
+
+    def fields(self) -> tuple[str, ...]:
+        return self.tensors
+
+    def check(self, desc) -> list[Problem]:
+        problems = []
+        for name in self.tensors:
+            tensor = _get(desc, name)
+            if tensor is not None and any(size != 1 for size in tensor.sizes):
+                sizes = "{" + ", ".join(map(str, tensor.sizes)) + "}"
+                problems.append(Problem(f"{name} must hold one element (every size 1), but its Sizes are {sizes}",
+                                        name, "Sizes"))  # fmt: skip
+        return problems
+
+    def __str__(self) -> str:
+        return f"{_join(self.tensors)} must each hold one element (every size 1)"
 
 
 def _join(names: tuple[str, ...]) -> str:

@@ -137,7 +137,7 @@ class Tensor(Kind):
         if tensor is None:
             if spec.nullable_when_fused:
                 return [Problem(f"{spec.c_name} is NULL; only a fused activation has no tensors", spec.c_name)]
-            return []
+            return _required_problems(desc, spec, feature_level)
         return _tensor_problems(desc.schema, spec, tensor, feature_level, desc)
 
     def write_json(self, value: Any, spec: FieldSpec) -> dict[str, Any]:
@@ -187,6 +187,15 @@ def _tensor_problems(
         if overlap:
             problems.append(Problem(f"{name}: {overlap}; an output may not write one address twice", name, "Strides"))
     return problems
+
+
+def _required_problems(desc: OperatorDesc, spec: FieldSpec, feature_level: FeatureLevel) -> list[Problem]:
+    """An absent ``_Maybenull_`` tensor that the support row in force still lists as a plain input."""
+    support_row = desc.schema.support_row(feature_level, desc)
+    if support_row is None or not support_row.tensors[spec.c_name].required:
+        return []
+    later = _first_level(desc.schema, feature_level, spec.c_name, desc, lambda s: not s.required)
+    return [Problem(f"{spec.c_name} is NULL, but it is required at {feature_level.c_name}{later}", spec.c_name)]
 
 
 def _first_level(schema: OperatorSchema, feature_level: FeatureLevel, c_name: str, desc: Any, accepts) -> str:
@@ -356,7 +365,9 @@ class ScalarUnion(Kind):
         return value.item() if isinstance(value, np.generic) else value
 
     def read_json(self, fields: Any, spec: FieldSpec, json: Any) -> Any:
-        return json.read_scalar_union(fields.require(spec.c_name))
+        type_node = fields.require(self.data_type_field)
+        data_type = json.read_enum(type_node, TensorDataType)
+        return json.read_scalar_union(fields.require(spec.c_name), data_type, type_node)
 
     def problems(self, desc: OperatorDesc, spec: FieldSpec, feature_level: FeatureLevel) -> list[Problem]:
         from .tensor import scalar_union_problem  # the range rules of each data type live with the data types
@@ -411,7 +422,8 @@ class NestedOperator(Kind):
                     "needs a FLOAT32 or FLOAT16 output", name))  # fmt: skip
         from .validation import problems_of  # the nested descriptor is validated as a whole operator
 
-        problems += [p.within(name) for p in problems_of(fused, feature_level, fused=True)]
+        nested = problems_of(fused, feature_level, fused=True)
+        problems += [Problem(f"{fused.schema.c_name}: {p}", p.field).within(name) for p in nested]
         return problems
 
     def describe(self) -> str:
@@ -578,7 +590,8 @@ class OperatorSchema:
     fields: tuple[FieldSpec, ...]
     support: tuple[SupportRow, ...] | SupportBy  # rows highest feature level first
     constraints: tuple[Any, ...]  # rules with check(desc) -> list[Problem], fields() and a str() for the docs
-    in_place: bool
+    #: True: the output may alias any input; a tuple of input C names: only those (POW's InputTensor).
+    in_place: bool | tuple[str, ...]
     fusable: bool
     output_rule: OutputRule
 
@@ -622,15 +635,18 @@ REGISTRY: dict[OperatorType, OperatorSchema] = {}
 class OutputRule:
     """How the functional layer makes an operator's outputs from its inputs: the sizes of the input ``like``
     (with the dimensions listed by the field ``reduced_by`` set to 1) and its data type, or ``data_type``; when
-    ``data_type_parameter``, the caller may choose it (``output_data_type=``, default ``data_type``)."""
+    ``data_type_parameter``, the caller may choose it (``output_data_type=``, default ``data_type``); the data type
+    of the input ``type_like`` wins when that input is given."""
 
     like: str | None = None  # the C name of an input tensor; None: the first input
     reduced_by: str | None = None
     data_type: TensorDataType | None = None
     data_type_parameter: bool = False
+    #: The data type of this (optional) input when it is given (QUANTIZE_LINEAR's ZeroPointTensor), else the above.
+    type_like: str | None = None
 
     def fields(self) -> tuple[str, ...]:
-        return tuple(name for name in (self.like, self.reduced_by) if name)
+        return tuple(name for name in (self.like, self.reduced_by, self.type_like) if name)
 
     def output(self, schema: OperatorSchema, inputs: dict, values: dict, chosen: TensorDataType | None) -> Any:
         source = inputs[self.like or schema.input_fields[0].c_name]
@@ -639,6 +655,8 @@ class OutputRule:
             reduced = set(values[schema.field(self.reduced_by).name])
             sizes = tuple(1 if d in reduced else size for d, size in enumerate(sizes))
         data_type = chosen if self.data_type_parameter else (self.data_type or source.data_type)
+        if self.type_like and inputs.get(self.type_like) is not None:
+            data_type = inputs[self.type_like].data_type
         return BufferTensorDesc(data_type, sizes)
 
 
@@ -668,7 +686,7 @@ def operator(
     introduced: FeatureLevel,
     support: Iterable[SupportRow] | SupportBy,
     constraints: Iterable[Any] = (),
-    in_place: bool = False,
+    in_place: bool | tuple[str, ...] = False,
     fusable: bool = False,
     output_rule: OutputRule = OutputRule(),
 ) -> Callable[[type], type]:
@@ -740,6 +758,8 @@ def _check_declaration(schema: OperatorSchema) -> None:
         unknown = [name for name in rule.fields() if name not in c_names]
         if unknown:
             raise TypeError(f"{where}: the constraint {rule!s} names {', '.join(unknown)}, which is not a field")
+    if isinstance(schema.in_place, tuple) and not set(schema.in_place) <= {f.c_name for f in schema.input_fields}:
+        raise TypeError(f"{where}: in_place names {schema.in_place}, but the inputs are {sorted(tensor_names)}")
     for f in schema.fields:
         if isinstance(f.kind, ScalarUnion) and f.kind.data_type_field not in c_names:
             raise TypeError(f"{where}: {f.c_name} is read as {f.kind.data_type_field}, which is not a field")

@@ -16,10 +16,12 @@ import enum
 import functools
 from typing import Any
 
+import numpy as np
+
 from ..enums import OperatorType, TensorDataType, TensorFlags, TensorType
 from ..errors import InvalidArgumentError, OperatorNotImplementedError
 from ..problems import Problem
-from ..schema import FieldSpec, OperatorDesc, Scalar, schema_of
+from ..schema import REGISTRY, FieldSpec, OperatorDesc, Scalar, schema_of
 from ..tensor import BufferTensorDesc
 from .jsonc import Node, closest
 
@@ -152,18 +154,42 @@ def read_struct(node: Node, struct_type: type) -> Any:
         raise node.error(str(error)) from None
 
 
-def read_scalar_union(node: Node) -> int | float:
-    """A DML_SCALAR_UNION: a JSON number (read later through its data-type field), or "nan"/"inf"/"-inf"."""
-    if isinstance(node.value, int) and not isinstance(node.value, bool):
-        if not -(2**63) <= node.value <= 2**64 - 1:
-            raise node.error(f"{node.value} does not fit any DML_SCALAR_UNION member (64 bits at most)")
-        return node.value
-    return node.real()
+#: The member of DxDispatch's object form of a DML_SCALAR_UNION, per data type (FLOAT16 is given as raw bits).
+_UNION_MEMBERS = {
+    TensorDataType.FLOAT16: "UInt16", TensorDataType.FLOAT32: "Float32", TensorDataType.FLOAT64: "Float64",
+    TensorDataType.UINT8: "UInt8", TensorDataType.UINT16: "UInt16", TensorDataType.UINT32: "UInt32",
+    TensorDataType.UINT64: "UInt64", TensorDataType.INT8: "Int8", TensorDataType.INT16: "Int16",
+    TensorDataType.INT32: "Int32", TensorDataType.INT64: "Int64",
+}  # fmt: skip
+
+
+def read_scalar_union(node: Node, data_type: TensorDataType, data_type_node: Node) -> int | float:
+    """A DML_SCALAR_UNION read as ``data_type``, in DxDispatch's two forms: a number (an integer type takes a JSON
+    integer in its range; a float type also "nan"/"inf"/"-inf"; FLOAT16 is truncated as DxDispatch's half is), or an
+    object whose one member names the union member (``{"Int32": 5}``, ``{"Float32": 1.5}``, FLOAT16 as raw bits
+    ``{"UInt16": 15360}``)."""
+    from .resources import float16_truncated, read_scalar  # resources reads enums from this module
+
+    member = _UNION_MEMBERS.get(data_type)
+    if member is None:
+        raise data_type_node.error(f"{data_type.name} cannot type a DML_SCALAR_UNION")
+    if isinstance(node.value, dict):
+        node.warn_unknown((member,), f"DML_SCALAR_UNION read as {data_type.name}")
+        value = node.require(member)
+        if data_type == TensorDataType.FLOAT16:
+            return float(np.array(value.uint(16), np.uint16).view(np.float16))
+        return read_scalar(value, data_type)
+    if isinstance(node.value, (list, bool)) or node.value is None:
+        form = f'a number or an object {{"{member}": ...}}'
+        raise node.expected(f"{form} (a DML_SCALAR_UNION read as {data_type.name})")
+    if data_type == TensorDataType.FLOAT16:
+        return float(float16_truncated(np.float32(node.real()))[()])
+    return read_scalar(node, data_type)
 
 
 def read_nested_operator_desc(node: Node) -> OperatorDesc:
     """A nested operator descriptor (``FusedActivation``): ``{"Type": ..., "Desc": {...}}`` or collapsed."""
-    return read_operator_desc(node, members=("type", "Type"))
+    return read_operator_desc(node, members=("type", "Type"), nested=True)
 
 
 def _this_module() -> Any:
@@ -177,10 +203,13 @@ def desc_fields(dispatchable: Node) -> Node:
     return dispatchable.first("Desc", "desc") or dispatchable
 
 
-def read_operator_desc(dispatchable: Node, members: tuple[str, ...] = DISPATCHABLE_MEMBERS) -> OperatorDesc:
+def read_operator_desc(
+    dispatchable: Node, members: tuple[str, ...] = DISPATCHABLE_MEMBERS, nested: bool = False
+) -> OperatorDesc:
     """The operator descriptor of a DML dispatchable (or a nested one), for any operator in the registry.
 
-    ``members``: what the object may hold beside the descriptor's fields in the collapsed form.
+    ``members``: what the object may hold beside the descriptor's fields in the collapsed form. ``nested``: a
+    fused activation, whose tensors DxDispatch never reads (they are NULL; written ones draw a warning).
     """
     type_node = dispatchable.first("Type", "type") or dispatchable.require("type")
     operator_type = read_enum(type_node, OperatorType)
@@ -188,10 +217,14 @@ def read_operator_desc(dispatchable: Node, members: tuple[str, ...] = DISPATCHAB
         schema = schema_of(operator_type)
     except OperatorNotImplementedError as error:
         raise type_node.error(str(error)) from None
+    if nested and not schema.fusable:  # its tensors are required, but a fused activation has none
+        fusable = ", ".join(s.operator_type.name for s in REGISTRY.values() if s.fusable)
+        raise type_node.error(f"{schema.c_name} cannot be fused (fusable: {fusable})")
     fields = desc_fields(dispatchable)
     json = _this_module()
-    values = {spec.name: spec.kind.read_json(fields, spec, json) for spec in schema.fields}
-    known = tuple(name for spec in schema.fields for name in spec.kind.json_names(spec))
+    read = [spec for spec in schema.fields if not (nested and spec.is_tensor)]
+    values = {spec.name: spec.kind.read_json(fields, spec, json) for spec in read}
+    known = tuple(name for spec in read for name in spec.kind.json_names(spec))
     fields.warn_unknown(known + (members if fields is dispatchable else ()), schema.c_name)
     try:
         return schema.desc_class(**values)

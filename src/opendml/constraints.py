@@ -17,7 +17,7 @@ from .enums import TENSOR_DIMENSION_COUNT_MAX1, TensorDataType
 from .problems import Problem, summarised
 from .tensor import numpy_dtype
 
-__all__ = ["Same", "ValidAxes", "ReducedOutputSizes", "IndexFitsOutput", "When"]
+__all__ = ["Same", "ValidAxes", "ReducedOutputSizes", "IndexFitsOutput", "EffectiveRankAtMost", "When"]
 
 
 def _get(desc, c_name: str):
@@ -176,6 +176,35 @@ class IndexFitsOutput:
 
     def __str__(self) -> str:
         return f"the largest index over the reduced dimensions must fit in {self.output}.DataType"
+
+
+@dataclass(frozen=True)
+class EffectiveRankAtMost:
+    """The tensor's *effective rank* (its DimensionCount without the leftmost dimensions of size 1) must be at most
+    ``rank``: the v0 softmax family reads ``{1, 1, BatchCount, Width}`` as ``{BatchCount, Width}``."""
+
+    tensor: str
+    rank: int
+
+    def fields(self) -> tuple[str, ...]:
+        return (self.tensor,)
+
+    def check(self, desc) -> list[Problem]:
+        sizes = _get(desc, self.tensor).sizes
+        leading = next((d for d, size in enumerate(sizes) if size != 1), len(sizes))
+        effective = len(sizes) - leading
+        if effective <= self.rank:
+            return []
+        shown = "{" + ", ".join(map(str, sizes)) + "}"
+        return [Problem(
+            f"{self.tensor} has an effective rank of {effective} (Sizes {shown} without its leftmost dimensions of "
+            f"size 1), but at most {self.rank} is allowed", self.tensor, "Sizes")]  # fmt: skip
+
+    def __str__(self) -> str:
+        return (
+            f"{self.tensor} must have an effective rank (DimensionCount without leftmost dimensions of size 1) of at "
+            f"most {self.rank}"
+        )
 
 
 @dataclass(frozen=True)

@@ -576,9 +576,13 @@ class OutputRule:
     reduced_by: str | None = None
     data_type: TensorDataType | None = None
     data_type_parameter: bool = False
+    #: ``(field C name, values, data type)``: the data type when that field has one of ``values`` (REDUCE's
+    #: ARGMAX/ARGMIN give UINT32 indices); a chosen ``output_data_type`` still wins.
+    data_type_when: tuple[str, tuple, TensorDataType] | None = None
 
     def fields(self) -> tuple[str, ...]:
-        return tuple(name for name in (self.like, self.reduced_by) if name)
+        names = (self.like, self.reduced_by, self.data_type_when and self.data_type_when[0])
+        return tuple(name for name in names if name)
 
     def output(self, schema: OperatorSchema, inputs: dict, values: dict, chosen: TensorDataType | None) -> Any:
         source = inputs[self.like or schema.input_fields[0].c_name]
@@ -586,7 +590,11 @@ class OutputRule:
         if self.reduced_by:
             reduced = set(values[schema.field(self.reduced_by).name])
             sizes = tuple(1 if d in reduced else size for d, size in enumerate(sizes))
-        data_type = chosen if self.data_type_parameter else (self.data_type or source.data_type)
+        data_type = self.data_type or source.data_type
+        if self.data_type_when and values[schema.field(self.data_type_when[0]).name] in self.data_type_when[1]:
+            data_type = self.data_type_when[2]
+        if self.data_type_parameter and chosen is not None:
+            data_type = chosen
         return BufferTensorDesc(data_type, sizes)
 
 

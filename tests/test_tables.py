@@ -7,7 +7,7 @@ import pytest
 
 import opendml as dml
 from opendml.deviations import DEVIATIONS
-from opendml.schema import Array
+from opendml.schema import Array, SupportBy
 
 # Values counted from DirectML.h (directml-notes §1), written out here independently of opendml/enums.py.
 DATA_TYPES = ["UNKNOWN", "FLOAT32", "FLOAT16", "UINT32", "UINT16", "UINT8", "INT32", "INT16", "INT8", "FLOAT64",
@@ -88,6 +88,23 @@ EXPECTED_OPERATORS = {
     dml.OperatorType.ELEMENT_WISE_IF: ("ElementWiseIfOperatorDesc", "2_0", ["5_0", "3_0", "2_0"]),
     dml.OperatorType.ARGMAX: ("ArgmaxOperatorDesc", "3_0", ["4_1", "3_0"]),
     dml.OperatorType.ACTIVATION_HARD_SIGMOID: ("ActivationHardSigmoidOperatorDesc", "1_0", ["3_0", "2_0", "1_0"]),
+    dml.OperatorType.ACTIVATION_HARDMAX: ("ActivationHardmaxOperatorDesc", "1_0", ["3_0", "2_0", "1_0"]),
+    dml.OperatorType.ACTIVATION_LOG_SOFTMAX: ("ActivationLogSoftmaxOperatorDesc", "1_0", ["3_0", "2_0", "1_0"]),
+    dml.OperatorType.ACTIVATION_SOFTMAX: ("ActivationSoftmaxOperatorDesc", "1_0", ["3_0", "2_0", "1_0"]),
+    dml.OperatorType.ACTIVATION_SOFTMAX1: ("ActivationSoftmax1OperatorDesc", "5_1", ["5_1"]),
+    dml.OperatorType.ARGMIN: ("ArgminOperatorDesc", "3_0", ["4_1", "3_0"]),
+    # REDUCE: "Tensor support according to function", one heading per group of functions.
+    dml.OperatorType.REDUCE: (
+        "ReduceOperatorDesc",
+        "1_0",
+        {
+            ("ARGMIN", "ARGMAX"): ["4_1", "3_0", "2_1", "1_0"],
+            ("AVERAGE", "L2", "LOG_SUM", "LOG_SUM_EXP"): ["3_0", "1_0"],
+            ("L1", "SUM_SQUARE"): ["5_0", "3_0", "1_0"],
+            ("MIN", "MAX"): ["5_0", "3_0", "2_1", "1_0"],
+            ("MULTIPLY", "SUM"): ["5_0", "3_0", "2_1", "1_0"],
+        },
+    ),
 }
 C_FIELDS = {  # the C structs' fields, in header order (directml-notes §2)
     dml.OperatorType.ACTIVATION_HARDMAX1: ["InputTensor", "OutputTensor", "AxisCount", "Axes"],
@@ -95,6 +112,12 @@ C_FIELDS = {  # the C structs' fields, in header order (directml-notes §2)
     dml.OperatorType.ELEMENT_WISE_IF: ["ConditionTensor", "ATensor", "BTensor", "OutputTensor"],
     dml.OperatorType.ARGMAX: ["InputTensor", "OutputTensor", "AxisCount", "Axes", "AxisDirection"],
     dml.OperatorType.ACTIVATION_HARD_SIGMOID: ["InputTensor", "OutputTensor", "Alpha", "Beta"],
+    dml.OperatorType.ACTIVATION_HARDMAX: ["InputTensor", "OutputTensor"],
+    dml.OperatorType.ACTIVATION_LOG_SOFTMAX: ["InputTensor", "OutputTensor"],
+    dml.OperatorType.ACTIVATION_SOFTMAX: ["InputTensor", "OutputTensor"],
+    dml.OperatorType.ACTIVATION_SOFTMAX1: ["InputTensor", "OutputTensor", "AxisCount", "Axes"],
+    dml.OperatorType.ARGMIN: ["InputTensor", "OutputTensor", "AxisCount", "Axes", "AxisDirection"],
+    dml.OperatorType.REDUCE: ["Function", "InputTensor", "OutputTensor", "AxisCount", "Axes"],
 }
 
 
@@ -104,7 +127,11 @@ def test_registry_is_exactly_the_implemented_operators():
         schema = dml.REGISTRY[op_type]
         assert schema.desc_class is getattr(dml, class_name)
         assert schema.introduced.version == introduced
-        assert [r.feature_level.version for r in schema.support] == rows
+        if isinstance(schema.support, SupportBy):
+            groups = {tuple(v.name for v in values): group for values, group in schema.support.groups.items()}
+            assert {k: [r.feature_level.version for r in group] for k, group in groups.items()} == rows
+        else:
+            assert [r.feature_level.version for r in schema.support] == rows
 
 
 @pytest.mark.parametrize("op_type", list(C_FIELDS))

@@ -229,7 +229,8 @@ class When:
         return [problem for rule in self.rules for problem in rule.check(desc)]
 
     def __str__(self) -> str:
-        names = " or ".join(v.name for v in self.values)
+        names = [v.name for v in self.values]
+        names = ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
         return f"when {self.field} is {names}: " + "; ".join(str(rule) for rule in self.rules)
 
 

@@ -73,6 +73,9 @@ class Case:
     examples: tuple[Example, ...] = ()
     #: Largest element count the reference can afford (it loops in Python).
     max_elements: int = 200
+    #: ``shape(sizes) -> sizes``: a proposed input shape made one the operator accepts (e.g. leading sizes set to 1
+    #: for an effective-rank limit); applied by :func:`make_desc`.
+    shape: Callable[[tuple[int, ...]], tuple[int, ...]] = lambda sizes: sizes
 
 
 CASES: dict[dml.OperatorType, Case] = {}
@@ -120,6 +123,7 @@ def make_desc(
     """A descriptor of ``case``'s operator: inputs of ``sizes``, outputs shaped by its output rule, tensors of
     ``types`` (C name -> type), non-tensor fields from ``case.params`` (or ``params``), optional ``strides``."""
     s = schema(case)
+    sizes = case.shape(tuple(sizes))
     params = case.params(len(sizes), rng) if params is None else params
     strides = strides or {}
     tensors: dict[str, Any] = {}

@@ -24,6 +24,15 @@ def bits_equal(got, expected, desc, inputs) -> None:
     ref.assert_bits_equal(got, expected.astype(got.dtype))
 
 
+def within_1_ulp(got, expected, desc, inputs) -> None:
+    ref.assert_log_softmax_close(got, expected)
+
+
+def effective_rank_2(sizes: tuple[int, ...]) -> tuple[int, ...]:
+    """Leading sizes set to 1 so that at most the last two dimensions count (an effective rank of at most 2)."""
+    return tuple(1 if d < len(sizes) - 2 else size for d, size in enumerate(sizes))
+
+
 # The page input of HARDMAX1 (and, by erratum, of LOG_SOFTMAX1).
 PAGE = np.array([[[12, 0], [-101, 11]], [[3, 234], [0, -101]]], np.float32)
 f32 = lambda values: np.array(values, np.float32)  # noqa: E731
@@ -45,7 +54,7 @@ register(
         OT.ACTIVATION_LOG_SOFTMAX1,
         AXES,
         reference=lambda desc, inputs: [ref.log_softmax1(inputs[0], desc.axes)],
-        check=lambda got, expected, desc, inputs: ref.assert_log_softmax_close(got, expected),
+        check=within_1_ulp,
         params=random_axes,
         # The page shows HARDMAX1's outputs (erratum): these are the true values, printed to 7 digits.
         examples=(
@@ -66,6 +75,29 @@ register(
                 atol=1.5e-44,
             ),
         ),  # fmt: skip
+    ),
+    # The softmax family: SOFTMAX1 over any axes; the v0 operators over the last axis of an input of effective
+    # rank at most 2 (their pages have no examples; the equivalences with the *1 operators are tested separately).
+    Case(
+        OT.ACTIVATION_SOFTMAX1,
+        AXES,
+        reference=lambda desc, inputs: [ref.softmax1(inputs[0], desc.axes)],
+        check=within_1_ulp,
+        params=random_axes,
+    ),
+    *(
+        Case(
+            op,
+            UNARY,
+            reference=lambda desc, inputs, one=one: [one(inputs[0], (inputs[0].ndim - 1,))],
+            check=check,
+            shape=effective_rank_2,
+        )
+        for op, one, check in (
+            (OT.ACTIVATION_HARDMAX, ref.hardmax1, bits_equal),
+            (OT.ACTIVATION_LOG_SOFTMAX, ref.log_softmax1, within_1_ulp),
+            (OT.ACTIVATION_SOFTMAX, ref.softmax1, within_1_ulp),
+        )
     ),
     Case(
         OT.ACTIVATION_HARD_SIGMOID,

@@ -77,7 +77,9 @@ def arg_index(x: np.ndarray, axes: tuple[int, ...], last: bool, minimum: bool = 
     d_sizes, x_sizes = [d.shape[a] for a in reduced], [x.shape[a] for a in reduced]
     if d_sizes != x_sizes:  # back from the distinct grid to the full one
         coordinates = np.unravel_index(index, d_sizes)
-        coordinates = [c if n == m else (m - 1 if last else 0) for c, n, m in zip(coordinates, d_sizes, x_sizes)]
+        coordinates = [
+            c if n == m else np.full_like(c, m - 1 if last else 0) for c, n, m in zip(coordinates, d_sizes, x_sizes)
+        ]
         index = np.ravel_multi_index(coordinates, x_sizes)
     return index.reshape(kept_shape(d.shape, axes))
 

@@ -423,8 +423,8 @@ def test_every_dispatchable_reports_its_own_problems(capsys, tmp_path, monkeypat
         .replace(
             '"dispatchables": {',
             '"dispatchables": {\n        "first": {"type": "ACTIVATION_HARD_SIGMOID", "desc": {'
-            '"InputTensor": {"DataType": "FLOAT32", "Sizes": [8]}, "OutputTensor": {"DataType": "FLOAT32", "Sizes": [8]}, '
-            '"Alpha": 0.2}},',
+            '"InputTensor": {"DataType": "FLOAT32", "Sizes": [8]}, '
+            '"OutputTensor": {"DataType": "FLOAT32", "Sizes": [8]}, "Alpha": 0.2}},',
         )
     )
     monkeypatch.chdir(tmp_path)

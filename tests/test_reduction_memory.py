@@ -16,11 +16,12 @@ import pytest
 
 CHILD = textwrap.dedent(
     """
-    import math, resource, sys
+    import resource, sys
     import numpy as np
     import opendml as dml
 
-    op, rows, axes, extra, margin = sys.argv[1], int(sys.argv[2]), eval(sys.argv[3]), eval(sys.argv[4]), int(sys.argv[5])
+    op, rows, margin = sys.argv[1], int(sys.argv[2]), int(sys.argv[5])
+    axes, extra = eval(sys.argv[3]), eval(sys.argv[4])
     T = dml.TensorDataType
     x = dml.BufferTensorDesc(T.FLOAT32, (rows, 32768), strides=(0, 1))
     row = np.arange(32768, dtype=np.float32)  # the 128 KiB buffer: every row of x is 0, 1, ..., 32767

@@ -256,23 +256,38 @@ def _log_sum_exp(values: list[float]) -> float:
     top = max(values)
     if math.isinf(top):
         return top  # a +inf dominates; only -inf values sum to 0, whose log is -inf
-    return top + math.log(math.fsum(math.exp(v - top) for v in values))
+    return top + math.log(_fsum(math.exp(v - top) for v in values))
 
 
 def _log(v: float) -> float:
-    return math.nan if v < 0 or math.isnan(v) else (-math.inf if v == 0 else math.log(v))
+    if math.isnan(v) or v < 0:
+        return math.nan
+    return -math.inf if v == 0 else (math.inf if v == math.inf else math.log(v))
+
+
+def _fsum(values) -> float:
+    """The correctly rounded sum; with infinities or NaN, IEEE's (inf - inf is NaN, which math.fsum refuses)."""
+    values = list(values)
+    return math.fsum(values) if all(math.isfinite(v) for v in values) else sum(values)
+
+
+def _product(values: list[float]) -> float:
+    """The exact product rounded once; with infinities or NaN, IEEE's (0 * inf is NaN)."""
+    if all(math.isfinite(v) for v in values):
+        return _float_of(math.prod((Fraction(v) for v in values), start=Fraction(1)))
+    return math.prod(values)
 
 
 # Float functions of a group's values (Python floats), each the page's formula.
 _FLOAT_FUNCTIONS = {
-    "AVERAGE": lambda vs: math.fsum(vs) / len(vs),
-    "L1": lambda vs: math.fsum(abs(v) for v in vs),
-    "L2": lambda vs: math.sqrt(math.fsum(v * v for v in vs)),  # v * v is exact for float32 and float16 values
-    "LOG_SUM": lambda vs: _log(math.fsum(vs)),
+    "AVERAGE": lambda vs: _fsum(vs) / len(vs),
+    "L1": lambda vs: _fsum(abs(v) for v in vs),
+    "L2": lambda vs: math.sqrt(_fsum(v * v for v in vs)),  # v * v is exact for float32 and float16 values
+    "LOG_SUM": lambda vs: _log(_fsum(vs)),
     "LOG_SUM_EXP": _log_sum_exp,
-    "MULTIPLY": lambda vs: _float_of(math.prod((Fraction(v) for v in vs), start=Fraction(1))),
-    "SUM": math.fsum,
-    "SUM_SQUARE": lambda vs: math.fsum(v * v for v in vs),
+    "MULTIPLY": _product,
+    "SUM": _fsum,
+    "SUM_SQUARE": lambda vs: _fsum(v * v for v in vs),
 }
 _INTEGER_FUNCTIONS = {
     "L1": lambda vs: sum(abs(v) for v in vs),

@@ -17,6 +17,7 @@ from hypothesis.extra import numpy as hnp
 
 import opendml as dml
 from opendml import functional as F
+from opendml.kernels.reference import _axes
 from opendml.schema import SupportBy
 
 T, OT, RF = dml.TensorDataType, dml.OperatorType, dml.ReduceFunction
@@ -294,10 +295,17 @@ def problems(draw, op, function):
 OPERATORS = [(OT.REDUCE, f) for f in RF] + [(op, None) for op in NEW if op != OT.REDUCE]
 
 
+@pytest.fixture(params=[None, 5], ids=["blocks", "tiny-blocks"])
+def block_elements(request, monkeypatch):
+    """The kernels' block size: the default, and 5 elements so that every streamed path combines blocks."""
+    if request.param:
+        monkeypatch.setattr(_axes, "BLOCK_ELEMENTS", request.param)
+
+
 @pytest.mark.parametrize("op, function", OPERATORS, ids=lambda v: v.name if v is not None else "")
-@settings(SETTINGS, max_examples=30)
+@settings(SETTINGS, max_examples=25)
 @given(data=st.data())
-def test_new_operators_match_the_reference_on_strided_and_broadcast_layouts(op, function, data):
+def test_new_operators_match_the_reference_on_strided_and_broadcast_layouts(op, function, block_elements, data):
     case, desc, buffer, strides = data.draw(problems(op, function))
     assert _device().validate(desc) == []
     x = desc.input_tensor

@@ -71,8 +71,7 @@ def arg_index(x: np.ndarray, axes: tuple[int, ...], last: bool, minimum: bool = 
     or the last (coordinate n - 1) when ``last``; row-major order over the other coordinates is unchanged.
     """
     d, _ = distinct(x, axes)
-    grouped, _ = group_reduced_last(d, axes)
-    index = first_argmax_last_axis(grouped, last, minimum)
+    index, _ = streamed_arg(d, axes, last, minimum)
     reduced = sorted(axes)
     d_sizes, x_sizes = [d.shape[a] for a in reduced], [x.shape[a] for a in reduced]
     if d_sizes != x_sizes:  # back from the distinct grid to the full one
@@ -84,8 +83,55 @@ def arg_index(x: np.ndarray, axes: tuple[int, ...], last: bool, minimum: bool = 
     return index.reshape(kept_shape(d.shape, axes))
 
 
-def blocks(shape: tuple[int, ...], budget: int = BLOCK_ELEMENTS) -> Iterator[tuple[slice, ...]]:
-    """Row-major blocks of at most about ``budget`` elements covering ``shape``, as tuples of slices."""
+def streamed_arg(x: np.ndarray, axes: tuple[int, ...], last: bool, minimum: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The row-major index over the reduced axes of each group's first (``last``: last) maximum (``minimum``:
+    minimum), and that element itself, both shaped as the kept axes of ``x``; NaN wins every comparison.
+
+    Blocks (:func:`blocks`) are read in row-major order, so a group meets its elements in increasing index order:
+    a later block's candidate replaces the best so far when it is better, or (``last``) equal.
+    """
+    reduced = sorted(axes)
+    kept = [d for d in range(x.ndim) if d not in reduced]
+    best_index = np.zeros([x.shape[d] for d in kept], np.int64)
+    best = np.zeros([x.shape[d] for d in kept], x.dtype)
+    for block in blocks(x.shape):
+        part = x[block]
+        grouped, _ = group_reduced_last(part, axes)  # a copy of at most one block
+        local = first_argmax_last_axis(grouped, last, minimum)
+        value = np.take_along_axis(grouped, local[..., None], axis=-1)[..., 0]
+        starts = [block[a].indices(x.shape[a])[0] for a in reduced]
+        coordinates = np.unravel_index(local, [part.shape[a] for a in reduced])
+        index = np.ravel_multi_index([c + s for c, s in zip(coordinates, starts)], [x.shape[a] for a in reduced])
+        at = tuple(block[d] for d in kept)
+        if not any(starts):  # the first block of these groups: nothing to compare with yet
+            best_index[at], best[at] = index, value
+            continue
+        replace = _better(value, best[at], minimum)
+        if last:
+            replace |= _equal(value, best[at])
+        best_index[at] = np.where(replace, index, best_index[at])
+        best[at] = np.where(replace, value, best[at])
+    return best_index, best
+
+
+def _better(new: np.ndarray, old: np.ndarray, minimum: bool) -> np.ndarray:
+    with np.errstate(invalid="ignore"):
+        strictly = new < old if minimum else new > old
+    if new.dtype.kind != "f":
+        return strictly
+    return strictly | (np.isnan(new) & ~np.isnan(old))
+
+
+def _equal(new: np.ndarray, old: np.ndarray) -> np.ndarray:
+    if new.dtype.kind != "f":
+        return new == old
+    return (new == old) | (np.isnan(new) & np.isnan(old))
+
+
+def blocks(shape: tuple[int, ...], budget: int | None = None) -> Iterator[tuple[slice, ...]]:
+    """Row-major blocks of at most about ``budget`` (default BLOCK_ELEMENTS) elements covering ``shape``, as
+    tuples of slices."""
+    budget = budget or BLOCK_ELEMENTS
     ndim, inner, k = len(shape), 1, len(shape)
     while k > 0 and inner * shape[k - 1] <= budget:
         k -= 1

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...enums import AxisDirection, OperatorType, ReduceFunction
 from .. import register
-from ._axes import arg_index, distinct, group_reduced_last, kept_shape, streamed
+from ._axes import arg_index, distinct, kept_shape, streamed, streamed_arg
 
 
 @register(OperatorType.ARGMAX)
@@ -59,9 +59,8 @@ def reduce(desc, inputs, outputs) -> None:
 def _extreme(x: np.ndarray, axes: tuple[int, ...], minimum: bool) -> np.ndarray:
     """The first maximum (minimum) of each group itself: NaN wins, the sign of a zero and NaN payloads are kept."""
     d, _ = distinct(x, axes)
-    grouped, _ = group_reduced_last(d, axes)
-    index = np.argmin(grouped, axis=-1) if minimum else np.argmax(grouped, axis=-1)
-    return np.take_along_axis(grouped, index[..., None], axis=-1).reshape(kept_shape(d.shape, axes))
+    _, value = streamed_arg(d, axes, last=False, minimum=minimum)
+    return value.reshape(kept_shape(d.shape, axes))
 
 
 def _sum(d, axes, term=None):

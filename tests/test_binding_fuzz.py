@@ -1,37 +1,57 @@
-"""Hypothesis fuzz of the memory model: random descriptors and bindings against guarded buffers.
+"""Hypothesis fuzz of the memory model, generic over the operator registry: random descriptors and bindings
+against guarded buffers, for every declared operator, on every kernel backend.
 
-Each example draws an operator (HARD_SIGMOID, ELEMENT_WISE_IF, ARGMAX, HARDMAX1), sizes (1-4 per dimension,
-rank 1-4) and, per tensor, a data type, strides (none, packed, permuted, padded, random, zero, huge, rarely
-negative), a TotalTensorSizeInBytes, a GuaranteedBaseOffsetAlignment, and a binding: a BufferBinding with an
-offset and size into a slice of one shared "arena" (bound as a memoryview, a uint8 array, a uint64 array or a
-read-only memoryview), a plain array, or (outputs) nothing. Sometimes the output is bound into input 0's slice,
-or to exactly input 0's range (in place), and ELEMENT_WISE_IF's B sometimes shares A's slice.
+Operators are grouped by their *binding shape*, read from the declaration: ``unary``, ``binary``, ``ternary``
+(one output, sized like the inputs) and ``reduction`` (the output rule reduces over an axes field); any other
+count of tensors gets a shape of its own (``4-in-1-out``), so no operator is ever left out. Each example draws
+an operator of the shape, a rank (within its top support row, at most 4) and sizes (1-4 per dimension), its
+non-tensor fields and input values from its test case (``case.params``, ``make_inputs``; plus a few NaNs,
+infinities and zeros), data types from its top support row (``types_for``), and per tensor: strides (none,
+packed, permuted, padded, random, zero, huge, rarely negative), a TotalTensorSizeInBytes, a
+GuaranteedBaseOffsetAlignment and a binding: a BufferBinding with an offset and size into a slice of one shared
+"arena" (bound as a memoryview, a uint8 array, a uint64 array or a read-only memoryview), a plain array, or
+(outputs) nothing. An input sometimes shares an earlier input's slice; an output sometimes lies in an input's
+slice or is bound to exactly an input's range (in place). Rarely, a data type outside the support row, a data
+type breaking a declared Same(DataType) rule, or an axis out of range makes the descriptor invalid.
 
 Every slice is surrounded by guard bytes inside the arena. An independent oracle (written from the contract,
-not from opendml's code) decides whether the example is valid. Then:
+not from opendml's code; of the declaration it reads only the support row, the Same(DataType) and ValidAxes
+rules and the in_place flag) decides whether the example is valid. Then:
 
-* a valid example must execute, and its output (read back by explicit index arithmetic) must be bit-identical to
-  the operator run on packed copies of the inputs (gathered from the arena by explicit index arithmetic), which
-  must in turn agree with a NumPy one-liner;
+* a valid example must execute, and its outputs (read back by explicit index arithmetic) must be bit-identical
+  to the same operator, on the same backend, run on packed copies of the inputs' element values (gathered from
+  the arena by explicit index arithmetic): no per-operator reference is needed, and a layout must never change
+  a result;
 * an invalid example must raise ``dml.InvalidArgumentError`` (and nothing else) naming the operator;
-* always: no byte of the arena other than the output's own elements changes (guards, padding, inputs).
+* always: no byte of the arena other than the outputs' own elements changes (guards, padding, inputs).
+
+The example budget is fixed for the whole fuzz, whatever the number of operators (see :data:`BUDGET`); so that
+no operator depends on its luck in the draws, each also runs one fixed broadcast, padded and (where declared)
+in-place example.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
+from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pytest
+from cases import CASES, make_desc, make_inputs, types_for
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from reference import NUMPY_DTYPES, numpy_dtype
 
 import opendml as dml
+from opendml import kernels
+from opendml.constraints import Same, ValidAxes
+from opendml.schema import Array, OperatorSchema, SupportBy, SupportRow
 
 T = dml.TensorDataType
-DEVICE = dml.Device()
 
 FUZZ = settings(
     derandomize=True,
@@ -43,34 +63,43 @@ FUZZ = settings(
 
 UINT32_MAX = 2**32 - 1
 SLICE_CAP = 16384  # a buffer never gets more than this many bytes; bigger tensors are simply bound too small
+VALUE_TYPES = tuple(T[name] for name in NUMPY_DTYPES)  # every byte-addressable data type
 
-ITEMSIZE = {
-    T.FLOAT64: 8, T.FLOAT32: 4, T.FLOAT16: 2, T.INT64: 8, T.INT32: 4, T.INT16: 2, T.INT8: 1,
-    T.UINT64: 8, T.UINT32: 4, T.UINT16: 2, T.UINT8: 1,
-}  # fmt: skip
-NUMPY = {
-    T.FLOAT64: "<f8", T.FLOAT32: "<f4", T.FLOAT16: "<f2", T.INT64: "<i8", T.INT32: "<i4", T.INT16: "<i2", T.INT8: "i1",
-    T.UINT64: "<u8", T.UINT32: "<u4", T.UINT16: "<u2", T.UINT8: "u1",
-}  # fmt: skip
-FLOATS = (T.FLOAT32, T.FLOAT16)
-ALL_VALUE_TYPES = tuple(ITEMSIZE)
+BACKENDS = [b for b in kernels.BACKENDS if any(b in per_op for per_op in kernels.KERNELS.values())]
+DEVICES = {backend: dml.Device(kernels=backend) for backend in BACKENDS}
 
-# What each operator accepts at the device's feature level (FL 6.4), per tensor role.
-VALID_TYPES = {
-    "hard_sigmoid": {"in": FLOATS, "out": FLOATS},
-    "hardmax1": {"in": FLOATS, "out": FLOATS},
-    "argmax": {
-        "in": (T.FLOAT32, T.FLOAT16, T.INT64, T.INT32, T.INT16, T.INT8, T.UINT64, T.UINT32, T.UINT16, T.UINT8),
-        "out": (T.INT64, T.INT32, T.UINT64, T.UINT32),
-    },
-    "if": {"cond": (T.UINT8,), "in": ALL_VALUE_TYPES, "out": ALL_VALUE_TYPES},
-}
-C_NAMES = {
-    "hard_sigmoid": "DML_OPERATOR_ACTIVATION_HARD_SIGMOID",
-    "hardmax1": "DML_OPERATOR_ACTIVATION_HARDMAX1",
-    "argmax": "DML_OPERATOR_ARGMAX",
-    "if": "DML_OPERATOR_ELEMENT_WISE_IF",
-}
+
+# ----------------------------------------------------------------------------------------------------------------
+# Binding shapes and the example budget
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def binding_shape(s: OperatorSchema) -> str:
+    """How an operator binds memory, from its declaration alone."""
+    inputs, outputs = len(s.input_fields), len(s.output_fields)
+    if s.output_rule.reduced_by:
+        return "reduction"
+    if outputs == 1 and inputs in (1, 2, 3):
+        return ("unary", "binary", "ternary")[inputs - 1]
+    return f"{inputs}-in-{outputs}-out"
+
+
+OPERATORS: dict[str, list[dml.OperatorType]] = {}
+for _op in dml.REGISTRY:
+    OPERATORS.setdefault(binding_shape(dml.REGISTRY[_op]), []).append(_op)
+
+#: Examples in the whole fuzz, whatever the number of operators: each shape gets FLOOR, the rest is shared in
+#: proportion to the shape's operators (so every operator gets about the same), and each shape's share is split
+#: evenly between the kernel backends.
+BUDGET = 2500
+FLOOR = 250
+
+
+def examples_per_run(shape: str) -> int:
+    """max_examples of one (shape, backend) run."""
+    floor = min(FLOOR, BUDGET // len(OPERATORS))
+    share = floor + (BUDGET - floor * len(OPERATORS)) * len(OPERATORS[shape]) / len(dml.REGISTRY)
+    return max(int(share / len(BACKENDS)), 1)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -120,33 +149,55 @@ def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
     return bool(np.all(equal | (np.isnan(a) & np.isnan(b))))
 
 
-def numpy_argmax(x: np.ndarray, axes, decreasing: bool) -> np.ndarray:
-    kept = [d for d in range(x.ndim) if d not in axes]
-    moved = x.transpose(kept + sorted(axes))
-    grouped = moved.reshape(moved.shape[: len(kept)] + (-1,))
-    index = grouped.shape[-1] - 1 - grouped[..., ::-1].argmax(axis=-1) if decreasing else grouped.argmax(axis=-1)
-    return index.reshape(tuple(1 if d in axes else s for d, s in enumerate(x.shape)))
+def overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return a[0] < b[1] and b[0] < a[1]
 
 
-def numpy_reference(op: str, arrays, axes, decreasing, out_dtype) -> np.ndarray:
-    if op == "if":
-        cond, a, b = arrays
-        bits = np.dtype(f"u{a.itemsize}")
-        return np.where(cond != 0, a.view(bits), b.view(bits)).view(a.dtype)
-    (x,) = arrays
-    if op == "hard_sigmoid":
-        with np.errstate(all="ignore"):
-            y = x.astype(np.float32) * np.float32(0.3) + np.float32(0.45)
-            return np.clip(y, np.float32(0), np.float32(1)).astype(out_dtype)
-    if op == "argmax":
-        return numpy_argmax(x, axes, decreasing).astype(out_dtype)
-    # hardmax1: 1 where the row-major index over the reduced axes equals the first argmax
-    index = numpy_argmax(x, axes, False)
-    coords = np.indices(x.shape)
-    flat = np.zeros(x.shape, dtype=np.int64)
-    for d in sorted(axes):
-        flat = flat * x.shape[d] + coords[d]
-    return (flat == index).astype(out_dtype)
+# ----------------------------------------------------------------------------------------------------------------
+# What the declaration says (data transcribed from the doc pages, read without opendml's validation)
+# ----------------------------------------------------------------------------------------------------------------
+
+
+def top_rows(s: OperatorSchema) -> list[SupportRow]:
+    """The top support row, or one per group of rows that depend on a field (REDUCE's Function)."""
+    return [rows[0] for rows in s.support.groups.values()] if isinstance(s.support, SupportBy) else [s.support[0]]
+
+
+def top_row(s: OperatorSchema, params: dict[str, Any]) -> SupportRow:
+    if not isinstance(s.support, SupportBy):
+        return s.support[0]
+    value = params[s.field(s.support.field).name]
+    return next(rows[0] for values, rows in s.support.groups.items() if value in values)
+
+
+def rank_range(s: OperatorSchema) -> tuple[int, int]:
+    """Dimension counts every tensor accepts in every top row, at most 4 (unless more are required)."""
+    cells = [cell for r in top_rows(s) for cell in r.tensors.values()]
+    low = max(cell.min_dims for cell in cells)
+    return low, max(low, min(4, *(cell.max_dims for cell in cells)))
+
+
+def type_choices(row: SupportRow) -> list[int]:
+    """The ``types_for`` indices whose types are all byte-addressable."""
+    longest = max(len(cell.data_types) for cell in row.tensors.values())
+    return [i for i in range(longest) if all(t in VALUE_TYPES for t in types_for(row, i).values())]
+
+
+def wrong_types(s: OperatorSchema, row: SupportRow, types: dict[str, T], present: set[str]) -> list[tuple[str, T]]:
+    """(tensor, data type) changes that make a valid ``types`` invalid: a type outside a present tensor's support
+    cell, or another type of its cell for a tensor that a Same(DataType) rule ties to another present one."""
+    wrong = [(name, t) for name in present for t in VALUE_TYPES if t not in row.tensors[name].data_types]
+    for rule in s.constraints:
+        tied = [name for name in getattr(rule, "tensors", ()) if name in present]
+        if isinstance(rule, Same) and rule.attribute == "DataType" and len(tied) > 1:
+            wrong += [(name, t) for name in tied for t in row.tensors[name].data_types if t != types[name]]
+    return wrong
+
+
+def axes_fields(s: OperatorSchema, params: dict[str, Any]) -> list[str]:
+    """The axes lists (field names) that a ValidAxes rule bounds by the rank, which all tensors share here."""
+    specs = [s.field(rule.axes) for rule in s.constraints if isinstance(rule, ValidAxes)]
+    return [spec.name for spec in specs if isinstance(spec.kind, Array) and spec.name in params]
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -156,17 +207,19 @@ def numpy_reference(op: str, arrays, axes, decreasing, out_dtype) -> np.ndarray:
 
 @dataclass
 class TensorPlan:
-    role: str  # "cond", "in" or "out"
+    c_name: str
+    is_output: bool
     data_type: T
     sizes: tuple[int, ...]
     strides: tuple[int, ...] | None
     total: int | None
     alignment: int
-    bind: str  # "buffer", "array", "none" (outputs), "alias" (output in input 0's slice), "same" (input 0's binding)
+    bind: str  # "buffer", "array", "none" (outputs), "alias" (output in input `target`'s slice), "same" (its binding)
     buffer_kind: str
     offset: int
     size_mode: str
     slack: int
+    target: int  # the input an output aliases, or the earlier input whose slice an input shares (-1: none)
     # filled in while building
     slice_start: int = 0
     slice_len: int = 0
@@ -175,7 +228,7 @@ class TensorPlan:
 
     @property
     def itemsize(self) -> int:
-        return ITEMSIZE[self.data_type]
+        return numpy_dtype(self.data_type).itemsize
 
     @property
     def effective_strides(self) -> tuple[int, ...]:
@@ -184,6 +237,29 @@ class TensorPlan:
     @property
     def packed(self) -> bool:
         return self.strides is None or tuple(self.strides) == row_major(self.sizes)
+
+    def desc(self) -> dml.BufferTensorDesc:
+        return dml.BufferTensorDesc(self.data_type, self.sizes, self.strides, self.total, self.alignment)
+
+    def layout(self) -> tuple[int, tuple[int, ...]]:
+        """Byte offset in its slice and element strides: how the tensor's elements lie in the slice."""
+        if self.bind == "buffer":
+            return self.offset, self.effective_strides
+        return 0, row_major(self.sizes)  # an array is bound by value: packed
+
+
+@dataclass
+class Example:
+    op: dml.OperatorType
+    packed: Any  # the operator's descriptor with packed tensors: the oracle's run
+    plans: list[TensorPlan]  # one per present tensor, inputs first
+    valid_fields: bool  # False when a data type or an axis was made invalid on purpose
+    seed: int
+
+    def __repr__(self) -> str:  # what Hypothesis prints for a failing example
+        return f"Example({self.op.name}, {self.packed}, valid_fields={self.valid_fields}, seed={self.seed},\n" + (
+            "\n".join(f"  {p}" for p in self.plans) + ")"
+        )
 
 
 @st.composite
@@ -207,7 +283,7 @@ def strides_for(draw, sizes, sane):
         return tuple(strides)
     if kind == "random":
         return tuple(draw(st.lists(st.integers(0, 8), min_size=rank, max_size=rank)))
-    if kind == "zero":
+    if kind == "zero":  # broadcasting, on inputs; an overlapping output, on outputs
         packed = row_major(sizes)
         zeros = draw(st.lists(st.booleans(), min_size=rank, max_size=rank))
         return tuple(0 if z else s for z, s in zip(zeros, packed))
@@ -221,12 +297,13 @@ def strides_for(draw, sizes, sane):
 
 
 @st.composite
-def tensor_plan(draw, role, data_type, sizes, allow_none=False, allow_alias=False):
+def tensor_plan(draw, c_name, is_output, data_type, sizes, inputs_before):
+    """One tensor's layout and binding; ``inputs_before``: how many inputs precede it (all of them, for outputs)."""
     # A "sane" tensor draws only values the rules allow (except strides, which may still alias an output);
     # the others draw from everything, so that every rule is broken now and then.
     sane = draw(st.integers(0, 6)) != 3  # (not 0: Hypothesis favours small values)
     strides = draw(strides_for(sizes, sane))
-    itemsize = ITEMSIZE[data_type]
+    itemsize = numpy_dtype(data_type).itemsize
     base = None
     if strides is None or min(strides) >= 0:
         last = sum((n - 1) * s for n, s in zip(sizes, strides or row_major(sizes)))
@@ -252,12 +329,15 @@ def tensor_plan(draw, role, data_type, sizes, allow_none=False, allow_alias=Fals
         alignment = draw(st.sampled_from([0] * 4 + [1, 2, 4, 8, 16, 32, 64, 3, 12, 24]))
         offset = draw(st.sampled_from([0] * 2 + [16, 32, 48, 64, 128, 1, 2, 4, 8, 24, 40]))
     binds = ["buffer"] * 6 + ["array"]
-    if allow_none:
-        binds += ["none"]
-    if allow_alias:
-        binds += ["alias", "same", "same"]
+    target = -1
+    if is_output:
+        binds += ["none", "alias", "same", "same"]
+        target = draw(st.integers(0, inputs_before - 1))
+    elif inputs_before and draw(st.booleans()):
+        target = draw(st.integers(0, inputs_before - 1))  # share that input's slice (when both are buffers)
     return TensorPlan(
-        role=role,
+        c_name=c_name,
+        is_output=is_output,
         data_type=data_type,
         sizes=tuple(sizes),
         strides=strides,
@@ -268,47 +348,46 @@ def tensor_plan(draw, role, data_type, sizes, allow_none=False, allow_alias=Fals
         offset=offset,
         size_mode=draw(st.sampled_from(["rest"] * 4 + ["exact", "plus"] + ([] if sane else ["minus"] * 2))),
         slack=draw(st.sampled_from([0, 0, 4, 8, 16, 64] + ([] if sane else [-4, -8]))),
+        target=target,
     )
 
 
+def present_tensors(desc) -> list:
+    """The tensor fields set in ``desc`` (an optional one may be None), inputs first: outputs refer to them."""
+    specs = sorted(desc.schema.tensor_fields, key=lambda spec: spec.is_output)
+    return [spec for spec in specs if getattr(desc, spec.name) is not None]
+
+
 @st.composite
-def example(draw, op):
-    rank = draw(st.integers(1, 4))
+def example(draw, shape: str):
+    """Any operator of ``shape``: fields and data types from its case and top support row, random layouts."""
+    op = draw(st.sampled_from(OPERATORS[shape]))
+    case, s = CASES[op], dml.REGISTRY[op]
+    rank = draw(st.integers(*rank_range(s)))
     sizes = tuple(draw(st.lists(st.integers(1, 4), min_size=rank, max_size=rank)))
-    axes: tuple[int, ...] = ()
-    if op in ("argmax", "hardmax1"):
-        axes = tuple(sorted(draw(st.sets(st.integers(0, rank - 1), min_size=1))))
-        if draw(st.integers(0, 19)) == 11:
-            axes = axes + (rank,)  # out of range: invalid
-        draw(st.permutations(axes))  # listed order does not matter; keep the draw for shrinking variety
-    decreasing = draw(st.booleans()) if op == "argmax" else False
-    valid = VALID_TYPES[op]
-    mismatch = draw(st.integers(0, 24)) == 13  # rarely: a type the operator does not accept
-    if op == "if":
-        value_type = draw(st.sampled_from(ALL_VALUE_TYPES))
-        cond_type = T.INT8 if mismatch and draw(st.booleans()) else T.UINT8
-        b_type = draw(st.sampled_from(ALL_VALUE_TYPES)) if mismatch else value_type
-        plans = [
-            draw(tensor_plan("cond", cond_type, sizes)),
-            draw(tensor_plan("in", value_type, sizes)),
-            draw(tensor_plan("in", b_type, sizes)),
-        ]
-        out_type = value_type
-        out_sizes = sizes
-        b_shares_a = draw(st.booleans())
-    else:
-        in_type = draw(st.sampled_from((T.FLOAT64, T.INT32) if mismatch else valid["in"]))
-        plans = [draw(tensor_plan("in", in_type, sizes))]
-        if op == "argmax":
-            out_type = draw(st.sampled_from((T.FLOAT32,) if mismatch and draw(st.booleans()) else valid["out"]))
-            out_sizes = tuple(1 if d in axes else n for d, n in enumerate(sizes))
-        else:
-            out_type = in_type
-            out_sizes = sizes
-        b_shares_a = False
-    plans.append(draw(tensor_plan("out", out_type, out_sizes, allow_none=True, allow_alias=True)))
     seed = draw(st.integers(0, 2**32 - 1))
-    return dict(op=op, sizes=sizes, axes=axes, decreasing=decreasing, plans=plans, b_shares_a=b_shares_a, seed=seed)
+    params = case.params(rank, np.random.default_rng(seed))
+    row = top_row(s, params)
+    types = types_for(row, draw(st.sampled_from(type_choices(row))))
+    packed = make_desc(case, sizes, types, np.random.default_rng(seed), params=params)
+    present = present_tensors(packed)
+    valid_fields = True
+    wrong = wrong_types(s, row, types, {spec.c_name for spec in present})
+    if wrong and draw(st.integers(0, 24)) == 13:  # rarely: a data type the declaration refuses
+        name, data_type = draw(st.sampled_from(wrong))
+        types, valid_fields = {**types, name: data_type}, False
+    axes = axes_fields(s, params)
+    if axes and draw(st.integers(0, 19)) == 11:  # rarely: an axis out of range
+        name = draw(st.sampled_from(axes))
+        params, valid_fields = {**params, name: (*params[name], rank)}, False
+    if not valid_fields:
+        packed = make_desc(case, sizes, types, np.random.default_rng(seed), params=params)
+    plans: list[TensorPlan] = []
+    for spec in present:
+        tensor = getattr(packed, spec.name)
+        inputs_before = len(plans) if spec.is_input else sum(spec.is_input for spec in present)
+        plans.append(draw(tensor_plan(spec.c_name, spec.is_output, tensor.data_type, tensor.sizes, inputs_before)))
+    return Example(op, packed, plans, valid_fields, seed)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -316,7 +395,7 @@ def example(draw, op):
 # ----------------------------------------------------------------------------------------------------------------
 
 
-def descriptor_valid(plan: TensorPlan, op: str) -> bool:
+def descriptor_valid(plan: TensorPlan) -> bool:
     if plan.strides is not None and min(plan.strides) < 0:
         return False
     strides = plan.effective_strides
@@ -330,9 +409,7 @@ def descriptor_valid(plan: TensorPlan, op: str) -> bool:
     a = plan.alignment
     if a and (a & (a - 1) or a < plan.itemsize):
         return False
-    if plan.data_type not in VALID_TYPES[op][plan.role]:
-        return False
-    if plan.role == "out":
+    if plan.is_output:
         offsets = element_positions(plan.sizes, strides)
         if len(set(offsets)) != len(offsets):
             return False  # two output elements would share memory
@@ -343,7 +420,7 @@ def required_total(plan: TensorPlan) -> int:
     return minimum_size(plan.itemsize, plan.sizes, plan.strides) if plan.total is None else plan.total
 
 
-def binding_valid(plan: TensorPlan) -> bool:
+def binding_valid(plan: TensorPlan) -> bool | None:
     if plan.bind == "none":
         return plan.packed
     if plan.bind == "array":
@@ -352,7 +429,7 @@ def binding_valid(plan: TensorPlan) -> bool:
         # A packed array is "exactly the tensor"; whether it must also cover a TotalTensorSizeInBytes larger
         # than the tensor is not settled by the contract, so either answer is accepted (None).
         return True if required_total(plan) <= plan.slice_len else None
-    if plan.role == "out" and plan.buffer_kind == "readonly":
+    if plan.is_output and plan.buffer_kind == "readonly":
         return False
     if plan.offset > plan.slice_len:
         return False
@@ -364,14 +441,16 @@ def binding_valid(plan: TensorPlan) -> bool:
     return size >= required_total(plan)
 
 
-def hazards_valid(op: str, inputs: list[TensorPlan], out: TensorPlan) -> bool:
-    if out.bind == "none":
-        return True
-    a0, a1 = out.region
-    for plan in inputs:
-        b0, b1 = plan.region
-        if a0 < b1 and b0 < a1 and ((a0, a1) != (b0, b1) or op != "hard_sigmoid"):
+def hazards_valid(in_place: bool, inputs: list[TensorPlan], outputs: list[TensorPlan]) -> bool:
+    """Inputs may overlap freely; an output may overlap no other output, and an input only when both bound
+    ranges are identical and the operator runs in place."""
+    bound = [out for out in outputs if out.bind != "none"]
+    for i, out in enumerate(bound):
+        if any(overlap(out.region, other.region) for other in bound[i + 1 :]):
             return False
+        for plan in inputs:
+            if overlap(out.region, plan.region) and (out.region != plan.region or not in_place):
+                return False
     return True
 
 
@@ -380,113 +459,87 @@ def hazards_valid(op: str, inputs: list[TensorPlan], out: TensorPlan) -> bool:
 # ----------------------------------------------------------------------------------------------------------------
 
 
-def fill_values(rng, data_type: T, count: int) -> np.ndarray:
-    dtype = np.dtype(NUMPY[data_type])
-    if dtype.kind == "f":
-        values = (rng.standard_normal(count) * 3).astype(dtype)
-        special = rng.random(count) < 0.05
-        values[special] = rng.choice(np.array([np.nan, np.inf, -np.inf, -0.0, 0.0], dtype=dtype), special.sum())
-        return values
-    if data_type == T.UINT8:
-        return rng.integers(0, 3, count).astype(dtype)  # conditions: 0, 1 and 2
-    low = -3 if dtype.kind == "i" else 0
-    return rng.integers(low, 4, count).astype(dtype)  # few distinct values: ties
+def with_specials(values: np.ndarray, rng) -> np.ndarray:
+    """A few NaNs, infinities and zeros among float values."""
+    values = values.ravel().copy()
+    if values.dtype.kind == "f":
+        special = rng.random(values.size) < 0.05
+        values[special] = rng.choice(np.array([np.nan, np.inf, -np.inf, -0.0, 0.0], values.dtype), special.sum())
+    return values
 
 
-def build_descriptor(op, plans, axes, decreasing):
-    descs = [dml.BufferTensorDesc(p.data_type, p.sizes, p.strides, p.total, p.alignment) for p in plans]
-    *ins, out = descs
-    if op == "hard_sigmoid":
-        return dml.ActivationHardSigmoidOperatorDesc(input_tensor=ins[0], output_tensor=out, alpha=0.3, beta=0.45)
-    if op == "hardmax1":
-        return dml.ActivationHardmax1OperatorDesc(input_tensor=ins[0], output_tensor=out, axes=axes)
-    if op == "argmax":
-        direction = dml.AxisDirection.DECREASING if decreasing else dml.AxisDirection.INCREASING
-        return dml.ArgmaxOperatorDesc(input_tensor=ins[0], output_tensor=out, axes=axes, axis_direction=direction)
-    return dml.ElementWiseIfOperatorDesc(condition_tensor=ins[0], a_tensor=ins[1], b_tensor=ins[2], output_tensor=out)
-
-
-def packed_descriptor(op, plans, axes, decreasing):
-    packed = [TensorPlan(p.role, p.data_type, p.sizes, None, None, 0, "array", "uint8", 0, "rest", 0) for p in plans]
-    return build_descriptor(op, packed, axes, decreasing)
-
-
-def run_example(ex) -> str:
-    op, plans, axes = ex["op"], ex["plans"], ex["axes"]
-    *inputs, out = plans
-    rng = np.random.default_rng(ex["seed"])
+def run_example(ex: Example, device: dml.Device) -> str:
+    s, case = dml.REGISTRY[ex.op], CASES[ex.op]
+    plans = ex.plans
+    inputs = [p for p in plans if not p.is_output]
+    outputs = [p for p in plans if p.is_output]
+    rng = np.random.default_rng(ex.seed)
 
     # Descriptors that cannot even be written down (negative strides) fail at construction.
     if any(p.strides is not None and min(p.strides) < 0 for p in plans):
-        try:
-            build_descriptor(op, plans, axes, ex["decreasing"])
-        except dml.InvalidArgumentError as error:
-            assert "is -1, but it is unsigned" in str(error)
-            return "bad-desc"
-        raise AssertionError("a negative stride was accepted")
+        with pytest.raises(dml.InvalidArgumentError, match="is -1, but it is unsigned"):
+            [p.desc() for p in plans]
+        return "bad-desc"
+    desc = dataclasses.replace(ex.packed, **{s.field(p.c_name).name: p.desc() for p in plans})
 
     # Lay the slices out in one arena, each surrounded by guard bytes.
     cursor = 0
-    for i, plan in enumerate(plans):
-        if plan.bind in ("none", "alias", "same") or (
-            i == 2 and op == "if" and ex["b_shares_a"] and plan.bind == "buffer" and plans[1].bind == "buffer"
-        ):
-            continue
+
+    def new_slice(plan: TensorPlan, length: int) -> None:
+        nonlocal cursor
         cursor += 16 + 8 * int(rng.integers(0, 6))  # guard before
-        if plan.bind == "array":
-            plan.slice_len = math.prod(plan.sizes) * plan.itemsize
-        else:
-            needed = min(
-                max(required_total(plan), minimum_size(plan.itemsize, plan.sizes, plan.effective_strides)), SLICE_CAP
-            )
-            plan.slice_len = max(plan.offset + needed + plan.slack, 0)
-        plan.slice_start = cursor
+        plan.slice_start, plan.slice_len = cursor, max(length, 0)
         cursor += -(-plan.slice_len // 8) * 8
-    if op == "if" and ex["b_shares_a"] and plans[2].bind == "buffer" and plans[1].bind == "buffer":
-        plans[2].slice_start, plans[2].slice_len = plans[1].slice_start, plans[1].slice_len
-        plans[2].buffer_kind = plans[1].buffer_kind
-    if out.bind in ("alias", "same"):
-        if inputs[0].bind != "buffer":
-            out.bind = "buffer"  # nothing to alias: give it its own slice
-            cursor += 24
-            needed = min(required_total(out), SLICE_CAP)
-            out.slice_start, out.slice_len = cursor, max(out.offset + needed + out.slack, 0)
-            cursor += -(-out.slice_len // 8) * 8
+
+    def buffer_length(plan: TensorPlan) -> int:
+        needed = max(required_total(plan), minimum_size(plan.itemsize, plan.sizes, plan.effective_strides))
+        return plan.offset + min(needed, SLICE_CAP) + plan.slack
+
+    for plan in inputs + outputs:  # an output's slice may be an input's
+        if plan.bind == "none":
+            continue
+        source = inputs[plan.target] if plan.target >= 0 else None
+        if plan.bind == "array":
+            new_slice(plan, math.prod(plan.sizes) * plan.itemsize)
+        elif plan.bind in ("alias", "same") and source.bind != "buffer":
+            plan.bind = "buffer"  # nothing to alias: give it its own slice
+            new_slice(plan, buffer_length(plan))
+        elif plan.bind in ("alias", "same") or (not plan.is_output and source and source.bind == "buffer"):
+            plan.slice_start, plan.slice_len = source.slice_start, source.slice_len  # in an input's slice
+            writable = plan.is_output and source.buffer_kind == "readonly"
+            plan.buffer_kind = "memoryview" if writable else source.buffer_kind
+            if plan.bind == "same":
+                plan.offset, plan.size_mode = source.offset, "same"
+            plan.bind = "buffer"
         else:
-            out.slice_start, out.slice_len = inputs[0].slice_start, inputs[0].slice_len
-            out.buffer_kind = "memoryview" if inputs[0].buffer_kind == "readonly" else inputs[0].buffer_kind
-            if out.bind == "same":
-                out.offset, out.size_mode, out.extras["same_size"] = inputs[0].offset, "same", None
-            out.bind = "buffer"
+            new_slice(plan, buffer_length(plan))
     cursor += 32  # guard after the last slice
     arena = rng.integers(0, 256, cursor, dtype=np.uint8)  # the pattern every unwritten byte must keep
 
-    # Element values at every input element's position (inside its slice).
+    # The case's values (conditions, ties...) at every input element's position (inside its slice).
+    arrays = dict(zip((spec.c_name for spec in s.input_fields), make_inputs(case, ex.packed, rng)))
     for plan in inputs:
-        if plan.bind == "none":
-            continue
-        strides = plan.effective_strides if plan.bind == "buffer" else row_major(plan.sizes)
-        offset = plan.offset if plan.bind == "buffer" else 0
+        offset, strides = plan.layout()
         positions = element_positions(plan.sizes, strides)
-        values = fill_values(rng, plan.data_type, len(positions)).view(np.uint8).reshape(len(positions), -1)
+        values = with_specials(arrays[plan.c_name], rng).view(np.uint8).reshape(len(positions), -1)
         for p, v in zip(positions, values):
             at = offset + p * plan.itemsize
             if at + plan.itemsize <= plan.slice_len:
                 arena[plan.slice_start + at : plan.slice_start + at + plan.itemsize] = v
 
     # Bindings.
-    bindings = []
-    for plan in plans:
+    bindings = {}
+    for plan in inputs + outputs:
         if plan.bind == "none":
-            bindings.append(None)
+            bindings[plan.c_name] = None
             continue
         window = arena[plan.slice_start : plan.slice_start + plan.slice_len]
         if plan.bind == "array":
-            array = window.view(NUMPY[plan.data_type]).reshape(plan.sizes)
-            if plan.role != "out":
+            array = window.view(numpy_dtype(plan.data_type)).reshape(plan.sizes)
+            if not plan.is_output:
                 array.flags.writeable = False  # an input may arrive read-only
             plan.region = (plan.slice_start, plan.slice_start + plan.slice_len)
-            bindings.append(array)
+            bindings[plan.c_name] = array
             continue
         if plan.buffer_kind == "uint64" and plan.slice_len % 8 == 0:
             buffer = window.view(np.uint64)
@@ -503,65 +556,63 @@ def run_example(ex) -> str:
             "exact": total,
             "minus": max(total - 4, 0),
             "plus": total + 8,
-            "same": inputs[0].extras.get("size_arg"),
+            "same": inputs[plan.target].extras.get("size_arg"),
         }[plan.size_mode]
         plan.extras["size_arg"] = size
         plan.extras["size"] = rest if size is None else size
         start = plan.slice_start + plan.offset
         plan.region = (start, start + plan.extras["size"])
-        bindings.append(dml.BufferBinding(buffer, plan.offset, size))
+        bindings[plan.c_name] = dml.BufferBinding(buffer, plan.offset, size)
 
     verdicts = [
-        op != "if" or plans[1].data_type == plans[2].data_type == out.data_type,
-        all(a < len(ex["sizes"]) for a in axes),
-        *(descriptor_valid(p, op) for p in plans),
+        ex.valid_fields,
+        *(descriptor_valid(p) for p in plans),
         *(binding_valid(p) for p in plans),
-        hazards_valid(op, inputs, out),
+        hazards_valid(s.in_place, inputs, outputs),
     ]
     valid = False if False in verdicts else (None if None in verdicts else True)
     before = arena.copy()
 
     error = None
     try:
-        compiled = DEVICE.compile_operator(DEVICE.create_operator(build_descriptor(op, plans, axes, ex["decreasing"])))
-        (result,) = compiled.execute(bindings[:-1], bindings[-1:])
+        compiled = device.compile_operator(device.create_operator(desc))
+        results = compiled.execute(
+            [bindings.get(f.c_name) for f in s.input_fields], [bindings[f.c_name] for f in s.output_fields]
+        )
     except dml.InvalidArgumentError as caught:  # any other exception type fails the test
         error = caught
 
-    # Which bytes may have changed: only the output's elements, and only after a successful execution.
+    # Which bytes may have changed: only the outputs' elements, and only after a successful execution.
     writable = np.zeros(arena.size, dtype=bool)
-    if error is None and out.bind != "none":
-        base = out.slice_start + (out.offset if out.bind == "buffer" else 0)
-        for p in element_positions(out.sizes, out.effective_strides if out.bind == "buffer" else row_major(out.sizes)):
-            writable[base + p * out.itemsize : base + (p + 1) * out.itemsize] = True
+    for out in outputs:
+        if error is None and out.bind != "none":
+            offset, strides = out.layout()
+            for p in element_positions(out.sizes, strides):
+                at = out.slice_start + offset + p * out.itemsize
+                writable[at : at + out.itemsize] = True
     changed = np.flatnonzero((arena != before) & ~writable)
-    assert changed.size == 0, f"bytes outside the output's elements changed: {changed[:16].tolist()} ({error!r})"
+    assert changed.size == 0, f"bytes outside the outputs' elements changed: {changed[:16].tolist()} ({error!r})"
 
     if error is not None:
         assert valid is not True, f"a valid example was refused: {error}\n{ex}"
-        assert str(error).startswith(C_NAMES[op] + ":"), str(error)
+        assert str(error).startswith(s.c_name + ":"), str(error)
         return "invalid"
     assert valid is not False, f"an invalid example executed: {ex}"
 
-    # Correctness: the packed run on gathered inputs, and NumPy, agree with what was written.
-    gathered = []
+    # Correctness: the same backend on packed copies of the element values gives the same bits.
+    gathered = {}
     for plan in inputs:
-        strides = plan.effective_strides if plan.bind == "buffer" else row_major(plan.sizes)
-        offset = plan.offset if plan.bind == "buffer" else 0
-        gathered.append(gather(before, plan.slice_start + offset, NUMPY[plan.data_type], plan.sizes, strides))
-    packed = DEVICE.compile_operator(DEVICE.create_operator(packed_descriptor(op, plans, axes, ex["decreasing"])))
-    (expected,) = packed.execute(gathered)
-    out_dtype = np.dtype(NUMPY[out.data_type])
-    assert same_bits(expected, numpy_reference(op, gathered, axes, ex["decreasing"], out_dtype)), (expected, gathered)
-    if out.bind == "none":
-        got = result
-    else:
-        strides = out.effective_strides if out.bind == "buffer" else row_major(out.sizes)
-        offset = out.offset if out.bind == "buffer" else 0
-        got = gather(arena, out.slice_start + offset, out_dtype, out.sizes, strides)
-    assert same_bits(got, expected), f"got {got!r}, expected {expected!r}"
-    assert same_bits(np.ascontiguousarray(result), expected)
-    in_place = out.bind == "buffer" and inputs[0].bind == "buffer" and out.region == inputs[0].region
+        offset, strides = plan.layout()
+        dtype = numpy_dtype(plan.data_type)
+        gathered[plan.c_name] = gather(before, plan.slice_start + offset, dtype, plan.sizes, strides)
+    packed = device.compile_operator(device.create_operator(ex.packed))
+    expected = packed.execute([gathered.get(f.c_name) for f in s.input_fields])
+    for out, result, want in zip(outputs, results, expected):
+        offset, strides = out.layout()
+        got = result if out.bind == "none" else gather(arena, out.slice_start + offset, want.dtype, out.sizes, strides)
+        assert same_bits(got, want), f"{out.c_name}: got {got!r}, expected {want!r}\n{ex}"
+        assert same_bits(np.ascontiguousarray(result), want)
+    in_place = any(out.bind == "buffer" and out.region == p.region for out in outputs for p in inputs)
     return "in-place" if in_place else "valid"
 
 
@@ -569,46 +620,69 @@ def run_example(ex) -> str:
 # The fuzz tests
 # ----------------------------------------------------------------------------------------------------------------
 
-OUTCOMES: dict[str, dict[str, int]] = {}
+
+def test_every_operator_has_a_binding_shape():
+    """Shapes come from declarations, so every operator is fuzzed; these three anchor what the shapes mean."""
+    assert sorted(op for ops in OPERATORS.values() for op in ops) == sorted(dml.REGISTRY) == sorted(CASES)
+    OT = dml.OperatorType
+    expected = {OT.ACTIVATION_HARD_SIGMOID: "unary", OT.ELEMENT_WISE_IF: "ternary", OT.ARGMAX: "reduction"}
+    assert {op: binding_shape(dml.REGISTRY[op]) for op in expected} == expected
+    for op, s in dml.REGISTRY.items():
+        assert all(type_choices(row) for row in top_rows(s)), f"{op.name}: no byte-addressable data types"
+    assert sum(examples_per_run(shape) for shape in OPERATORS) * len(BACKENDS) <= BUDGET
 
 
-def _record(op: str, outcome: str) -> None:
-    counts = OUTCOMES.setdefault(op, {})
-    counts[outcome] = counts.get(outcome, 0) + 1
+@pytest.mark.parametrize("shape, backend", [(shape, backend) for shape in OPERATORS for backend in BACKENDS])
+def test_fuzz_memory_model(shape, backend):
+    """The fuzz of one binding shape on one backend, then a check that its generator was worth something:
+    it produced valid and invalid examples, and in-place ones exactly when an operator of the shape runs in place."""
+    outcomes: Counter[str] = Counter()
+
+    @settings(FUZZ, max_examples=examples_per_run(shape))
+    @given(example(shape))
+    def fuzz(ex):
+        outcomes[run_example(ex, DEVICES[backend])] += 1
+
+    fuzz()
+    runs = sum(outcomes.values())
+    assert outcomes["valid"] + outcomes["in-place"] >= runs // 10, outcomes
+    assert outcomes["invalid"] + outcomes["bad-desc"] >= runs // 10, outcomes
+    in_place = any(dml.REGISTRY[op].in_place for op in OPERATORS[shape])
+    assert (outcomes["in-place"] > 0) == in_place, outcomes
 
 
-@FUZZ
-@given(example("hard_sigmoid"))
-def test_fuzz_hard_sigmoid(ex):
-    _record("hard_sigmoid", run_example(ex))
+def fixed_example(op: dml.OperatorType, in_place: bool) -> Example:
+    """A valid example of ``op`` that the fuzz's draws might miss: padded strides and an offset for every tensor,
+    input 0 broadcast along its first dimension (a zero stride); or, ``in_place``, the output bound to exactly
+    the range of an input (of its own data type, when there is one)."""
+    case, s = CASES[op], dml.REGISTRY[op]
+    low, high = rank_range(s)
+    rank = max(low, min(3, high))
+    sizes = tuple((2, 3)[d % 2] for d in range(rank))
+    params = case.params(rank, np.random.default_rng(0))
+    packed = make_desc(case, sizes, types_for(top_row(s, params), 0), np.random.default_rng(0), params=params)
+    plans: list[TensorPlan] = []
+    for spec in present_tensors(packed):
+        tensor = getattr(packed, spec.name)
+        padded = row_major([n + 1 for n in tensor.sizes])
+        plan = TensorPlan(spec.c_name, spec.is_output, tensor.data_type, tensor.sizes, padded, None, 0, "buffer",
+                          "memoryview", 32, "rest", 8, target=-1)  # fmt: skip
+        if spec.is_output and in_place:
+            plan.target = next((i for i, p in enumerate(plans) if p.data_type == plan.data_type), 0)
+            plan.bind, plan.strides = "same", plans[plan.target].strides
+        elif not plans and not in_place:
+            plan.strides = (0, *padded[1:])
+        plans.append(plan)
+    return Example(op, packed, plans, valid_fields=True, seed=0)
 
 
-@FUZZ
-@given(example("if"))
-def test_fuzz_element_wise_if(ex):
-    _record("if", run_example(ex))
-
-
-@FUZZ
-@given(example("argmax"))
-def test_fuzz_argmax(ex):
-    _record("argmax", run_example(ex))
-
-
-@FUZZ
-@given(example("hardmax1"))
-def test_fuzz_hardmax1(ex):
-    _record("hardmax1", run_example(ex))
-
-
-def test_fuzz_reached_every_outcome():
-    """The generators are worth something only if they produce valid, invalid and in-place examples."""
-    if set(OUTCOMES) != set(C_NAMES):
-        pytest.skip("run together with the fuzz tests")
-    for op, counts in OUTCOMES.items():
-        assert counts.get("valid", 0) >= 50, (op, counts)
-        assert counts.get("invalid", 0) >= 50, (op, counts)
-    assert OUTCOMES["hard_sigmoid"].get("in-place", 0) >= 5, OUTCOMES["hard_sigmoid"]
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("op", list(dml.REGISTRY), ids=lambda op: op.name)
+def test_every_operator_runs_strided_as_packed(op, backend):
+    """Whatever the fuzz draws, every operator runs once broadcast and padded, and in place where declared."""
+    assert run_example(fixed_example(op, in_place=False), DEVICES[backend]) == "valid"
+    if dml.REGISTRY[op].in_place:
+        assert run_example(fixed_example(op, in_place=True), DEVICES[backend]) == "in-place"
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -618,7 +692,7 @@ def test_fuzz_reached_every_outcome():
 uint32 = st.one_of(st.integers(0, 16), st.integers(0, UINT32_MAX), st.sampled_from([2**31, 2**32 - 1, 2**30, 2**16]))
 
 
-@FUZZ
+@settings(FUZZ, max_examples=1000)
 @given(
     st.sampled_from([T.FLOAT32, T.FLOAT16, T.UINT8, T.INT64, T.UINT4]),
     st.lists(st.tuples(st.integers(1, UINT32_MAX) | st.integers(1, 8), uint32), min_size=1, max_size=8),

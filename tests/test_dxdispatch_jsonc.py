@@ -1,11 +1,14 @@
 """The JSON dialect of DxDispatch models: RapidJSON with comments, trailing commas and stop-when-done."""
 
+import json
 import math
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from opendml.dxdispatch.errors import ModelError
-from opendml.dxdispatch.jsonc import parse, path_text
+from opendml.dxdispatch.jsonc import _SCAN, _UNSURE, _fast_value, _Parser, parse, path_text
 
 
 def value(text):
@@ -123,3 +126,94 @@ def test_floats_accept_the_strings_nan_and_inf_in_any_case():
     reals = [node.real() for node in parse('["nan", "NaN", "inf", "-INF", 2, 0.5]', "m.json").root.elements()]
     assert math.isnan(reals[0]) and math.isnan(reals[1])
     assert reals[2:] == [math.inf, -math.inf, 2.0, 0.5]
+
+
+# The fast path (comments and trailing commas blanked, then the C decoder) must read exactly what the exact
+# parser reads, refuse what it refuses with the same message, and locate every value where it starts.
+
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.sampled_from([10**250, 1e300, 5e-324])
+    | st.text(alphabet='ab"\\/*,[]{}\n\u00e9', max_size=6)
+)
+_VALUES = st.recursive(_SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
+    st.text(alphabet="ab/,", max_size=2), inner, max_size=4), max_leaves=12)  # fmt: skip
+_GAPS = st.sampled_from(["", " ", "\n", "//c\n", "/* , ] */", "/*\n*/"])
+
+
+@st.composite
+def _jsonc(draw, value=None):
+    """A JSONC text of a value: comments and whitespace between tokens, sometimes trailing commas."""
+    value = draw(_VALUES) if value is None else value
+    gap = lambda: draw(_GAPS)  # noqa: E731
+    if isinstance(value, list):
+        items = [draw(_jsonc(v)) for v in value]
+    elif isinstance(value, dict):
+        items = [f"{json.dumps(k)}{gap()}:{gap()}{draw(_jsonc(v))}" for k, v in value.items()]
+    else:
+        return json.dumps(value)
+    trailing = "," if items and draw(st.booleans()) else ""
+    body = f"{gap()},{gap()}".join(items) + trailing + gap()
+    return ("[" + gap() + body + "]") if isinstance(value, list) else ("{" + gap() + body + "}")
+
+
+@st.composite
+def _texts(draw):
+    """A JSONC text, then maybe broken: characters deleted, or inserted from those that matter to the syntax."""
+    text = draw(_GAPS) + draw(_jsonc()) + draw(st.sampled_from(["", " tail", " /* x", ' "']))
+    for _ in range(draw(st.integers(0, 2))):
+        at = draw(st.integers(0, len(text)))
+        if draw(st.booleans()):
+            text = text[:at] + text[at + 1 :]
+        else:
+            text = text[:at] + draw(st.sampled_from(list(',:[]{}"/*\n') + ["NaN", "1e400", "01"])) + text[at:]
+    return text
+
+
+def _read(read):
+    try:
+        return "value", repr(read())  # repr tells 1 from 1.0 and True, -0.0 from 0.0
+    except ModelError as error:
+        return "error", str(error)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_texts())
+def test_the_fast_path_reads_and_refuses_exactly_what_the_exact_parser_does(text):
+    assert _read(lambda: parse(text, "m.json").root.value) == _read(lambda: _Parser(text, "m.json").document_value())
+
+
+@settings(max_examples=100, deadline=None)
+@given(_texts())
+def test_every_value_is_located_where_it_starts(text):
+    try:
+        document = parse(text, "m.json")
+    except ModelError:
+        return
+    nodes = [document.root]
+    while nodes:
+        node = nodes.pop()
+        offset = document.offset(node.path)
+        assert repr(_SCAN(document.text, offset)[0]) == repr(node.value)
+        if isinstance(node.value, dict):
+            nodes += [member for _, member in node.members()]
+        elif isinstance(node.value, list):
+            nodes += node.elements()
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["[" * 200 + "]" * 200, "[" * 201 + "]" * 201, "[" * 200 + "1" + "]" * 200, "[" * 5000 + "]" * 5000, "[,]", "{,}",
+     '{"a": 1,}', "[1,,]", "[1 , // c\n ]", '{"a": 1, "a": 1}', '["//", "/*", ",]"]', "1" * 300, "1" * 5000,
+     "[1e99, 1e-400, 1E+0308, 1e309]", "-Infinity", "[true, false, null,]", '"\\ud800"'],
+)  # fmt: skip
+def test_the_fast_path_agrees_with_the_exact_parser_at_the_edges(text):
+    assert _read(lambda: parse(text, "m.json").root.value) == _read(lambda: _Parser(text, "m.json").document_value())
+
+
+@pytest.mark.parametrize("text, fast", [('{"node123": [1e99, "e100"]}', True), ('{"a": 1e100}', False)])
+def test_only_what_may_be_beyond_a_double_leaves_the_fast_path(text, fast):
+    assert (_fast_value(text, 0) is not _UNSURE) == fast

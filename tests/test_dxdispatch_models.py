@@ -25,6 +25,7 @@ GOLDEN = {
         "Resource 'condition': \x01, \x00, \x01, \x00, \x01, \x00\n"
         "Resource 'a': 1, 2, 3\nResource 'b': 9\nResource 'output': 1, 9, 3, 9, 2, 9\n"
     ),
+    "element_wise_add1_fused_elu": "Resource 'Out': 6, 10, -0.432332\n",  # ELU(-2) = 0.5 * (exp(-2) - 1)
     "hard_sigmoid": "Resource 'input': -3, -2.5, -1, 0, 1, 2.5, 3\nResource 'output': 0, 0, 0.3, 0.5, 0.7, 1, 1\n",
     "hard_sigmoid_nhwc": (
         "Resource 'nhwc': -2.5, -2, -1.5, -1, -0.5, 0, 0.5, 1, 1.5, 2, 2.5, 3\n"

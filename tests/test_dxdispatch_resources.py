@@ -7,7 +7,8 @@ import pytest
 from dxdispatch_support import buffer, run_model, sigmoid_model, write
 
 from opendml.dxdispatch import Diagnostics, InvalidModel, load_model
-from opendml.dxdispatch.resources import float16_truncated
+from opendml.dxdispatch.resources import fill_sequence, float16_truncated
+from opendml.enums import TensorDataType
 from opendml.tensor import numpy_dtype
 
 
@@ -341,10 +342,11 @@ def test_a_source_file_must_be_a_regular_file_that_fits(tmp_path):
             "e": buffer("UINT8", {"sourcePath": "\ud800.bin"}),  # a lone surrogate: no file name
         },
     )
+    not_regular = "it is not a regular file (a FIFO, a device or a folder)"
     assert problems == [
-        f"resources.a.initialValues.sourcePath: '{tmp_path / 'fifo.bin'}' is not a regular file",
+        f"resources.a.initialValues.sourcePath: cannot read '{tmp_path / 'fifo.bin'}': {not_regular}",
         f"resources.b.initialValues.sourcePath: '{tmp_path / 'huge.bin'}' holds 4294967297 bytes, more than {_CAP}",
-        "resources.c.initialValues.sourcePath: '/dev/zero' is not a regular file",
+        f"resources.c.initialValues.sourcePath: cannot read '/dev/zero': {not_regular}",
         "resources.d.initialValues.sourcePath: a file path cannot contain the NUL character (\\u0000)",
         "resources.e.initialValues.sourcePath: the file path cannot be encoded in utf-8: surrogates not allowed",
     ]
@@ -358,3 +360,21 @@ def test_long_sequences_are_computed_without_a_python_loop_per_value(tmp_path):
     assert (values[2048:] == 2048).all()
     byte = resource(tmp_path, "UINT8", {"valueCount": 1000, "valueStart": 7, "valueDelta": 3})
     assert values_of(byte) == [(7 + 3 * i) % 256 for i in range(1000)]
+
+
+@pytest.mark.parametrize("data_type", ["FLOAT32", "FLOAT64", "UINT8", "INT16", "UINT32", "INT64"])
+def test_sequences_longer_than_a_chunk_continue_across_chunks(data_type):
+    """fill_sequence writes in place, a chunk (floats) or a doubling (integers) at a time: the same values as one
+    sequential pass."""
+    dtype, count = numpy_dtype(TensorDataType[data_type]), 3 * 2**20 + 5
+    start, delta = (0.25, 0.1) if dtype.kind == "f" else (-3 if dtype.kind == "i" else 250, 7)
+    out = np.empty(count, dtype)
+    fill_sequence(out, start, delta, TensorDataType[data_type])
+    if dtype.kind == "f":
+        steps = np.full(count, delta, dtype)
+        steps[0] = start
+        expected = np.cumsum(steps)  # one sequential accumulation in the element type
+    else:
+        bits = np.arange(count, dtype=np.uint64) * np.uint64(delta % 2**64) + np.uint64(start % 2**64)
+        expected = bits.astype(f"<u{dtype.itemsize}").view(dtype)
+    assert out.tobytes() == expected.tobytes()

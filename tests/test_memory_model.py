@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import opendml as dml
+from opendml import functional as F
 from opendml.binding import Bound, check_hazards
 
 T = dml.TensorDataType
@@ -1145,3 +1146,69 @@ def test_any_dtype_buffer_is_read_as_bytes(make_buffer):
         hard_sigmoid_op(f32((2, 3)), f32((2, 3))), [values.reshape(2, 3)], [dml.BufferBinding(make_buffer(raw))]
     )
     assert bytes(raw) == hard_sigmoid_numpy(values).tobytes()
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# ndarray subclasses: only those whose meaning is all in their memory are bound (as the plain array they view)
+# ----------------------------------------------------------------------------------------------------------------
+
+MASKED = np.ma.array([[1, 9, 2], [3, 1, 8]], np.float32, mask=[[0, 1, 0], [0, 0, 0]])
+
+
+class Tagged(np.ndarray):
+    """A subclass opendml knows nothing of: it may mean more than its memory."""
+
+
+@pytest.mark.parametrize(
+    "call, where",
+    [
+        (lambda x: F.argmax(x, axes=(1,)), "DML_OPERATOR_ARGMAX: InputTensor"),
+        (lambda x: F.activation_log_softmax1(x, axes=(1,)), "DML_OPERATOR_ACTIVATION_LOG_SOFTMAX1: InputTensor"),
+        (lambda x: F.activation_hard_sigmoid(x), f"{HS}: InputTensor"),
+    ],
+)  # fmt: skip
+def test_masked_arrays_are_refused_not_read_without_their_mask(call, where):
+    with pytest.raises(
+        dml.InvalidArgumentError, match=f"^{where}: a numpy.ma.MaskedArray may mean more than its memory"
+    ):
+        call(MASKED)
+
+
+def test_unknown_subclasses_are_refused_as_arrays_buffers_and_outputs():
+    desc = dml.BufferTensorDesc(T.FLOAT32, (2, 3))
+    op = compile_op(dml.ActivationHardSigmoidOperatorDesc(input_tensor=desc, output_tensor=desc, alpha=0.2, beta=0.5))
+    plain = np.ones((2, 3), np.float32)
+    tagged = plain.view(Tagged)
+    for inputs, outputs, tensor in [
+        ([tagged], None, "InputTensor"),
+        ([dml.BufferBinding(tagged)], None, "InputTensor"),
+        ([plain], [tagged], "OutputTensor"),
+        ([plain], [dml.BufferBinding(MASKED.copy())], "OutputTensor"),
+    ]:
+        with pytest.raises(dml.InvalidArgumentError, match=f"^{HS}: {tensor}: a .*(Tagged|MaskedArray) may mean more"):
+            op.execute(inputs, outputs)
+
+
+@pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
+def test_a_matrix_is_bound_as_the_array_it_views():
+    """np.matrix indexes and reduces differently from an ndarray; kernels see its plain view (no copy)."""
+    x = np.array([[1, 9, 2], [3, 1, 8]], np.float32)
+    m = np.asmatrix(x)
+    assert F.argmax(m, axes=(1,)).tolist() == [[1], [2]]
+    assert F.activation_hardmax1(m, axes=(0, 1)).tolist() == [[0, 1, 0], [0, 0, 0]]
+    assert np.array_equal(F.activation_log_softmax1(m, axes=(1,)), F.activation_log_softmax1(x, axes=(1,)))
+    desc = dml.BufferTensorDesc(T.FLOAT32, (2, 3))
+    out = np.asmatrix(np.zeros((2, 3), np.float32))
+    op = compile_op(dml.ActivationHardSigmoidOperatorDesc(input_tensor=desc, output_tensor=desc, alpha=0, beta=0.25))
+    op.execute([m], [out])
+    assert out.tolist() == [[0.25] * 3] * 2  # written through the view, into the matrix's memory
+
+
+def test_a_memmap_is_a_plain_buffer(tmp_path):
+    mapped = np.memmap(tmp_path / "x.bin", np.float32, "w+", shape=(2, 3))
+    mapped[:] = [[1, 9, 2], [3, 1, 8]]
+    assert F.argmax(mapped, axes=(1,)).tolist() == [[1], [2]]
+    desc = dml.BufferTensorDesc(T.FLOAT32, (2, 3))
+    op = compile_op(dml.ActivationHardSigmoidOperatorDesc(input_tensor=desc, output_tensor=desc, alpha=0, beta=0.5))
+    op.execute([dml.BufferBinding(mapped)], [dml.BufferBinding(mapped)])  # in place, through the mapping
+    assert np.fromfile(tmp_path / "x.bin", np.float32).tolist() == [0.5] * 6

@@ -19,6 +19,12 @@ from .tensor import UINT64_MAX, BufferTensorDesc, as_uint, numpy_dtype, overlap_
 
 __all__ = ["BufferBinding", "TensorPlan", "check_hazards"]
 
+#: The ndarray subclasses whose meaning is all in their memory, bound as the plain ndarray they view (no copy):
+#: a memmap is a file's pages; a matrix is a 2-D array whose indexing and operators differ from an ndarray's,
+#: which kernels must not meet. Any other subclass may carry what its buffer does not hold (a masked array's
+#: mask, a quantity's units), which opendml cannot honour, so it is refused.
+PLAIN_SUBCLASSES = (np.memmap, np.matrix)
+
 
 @dataclass(frozen=True, eq=False)
 class BufferBinding:
@@ -71,7 +77,7 @@ class TensorPlan:
         if isinstance(value, BufferBinding):
             return self._bind_buffer(value)
         if isinstance(value, np.ndarray):
-            return self._bind_array(value)
+            return self._bind_array(self._plain(value))
         raise InvalidArgumentError(
             f"{self.where} must be bound to a numpy.ndarray or a BufferBinding, not {type(value).__name__}"
         )
@@ -103,9 +109,23 @@ class TensorPlan:
         start, end = np.lib.array_utils.byte_bounds(array)
         return Bound(self._guard(array), (start, end), self.c_name)
 
+    def _plain(self, array: np.ndarray) -> np.ndarray:
+        """``array`` as a plain ndarray viewing the same memory; a subclass outside PLAIN_SUBCLASSES is refused."""
+        if type(array) is np.ndarray:
+            return array
+        if isinstance(array, PLAIN_SUBCLASSES):
+            return array.view(np.ndarray)
+        kind = f"{type(array).__module__}.{type(array).__qualname__}"
+        raise InvalidArgumentError(
+            f"{self.where}: a {kind} may mean more than its memory holds (a mask, units), and opendml reads only "
+            "memory; bind a plain numpy.ndarray (a masked array's x.filled(value), or np.asarray(x) to ignore what "
+            "the subclass adds)"
+        )
+
     def _bind_buffer(self, binding: BufferBinding) -> Bound:
+        buffer = self._plain(binding.buffer) if isinstance(binding.buffer, np.ndarray) else binding.buffer
         try:
-            memory = memoryview(binding.buffer)
+            memory = memoryview(buffer)
         except TypeError:
             raise InvalidArgumentError(
                 f"{self.where}: BufferBinding.buffer must support the buffer protocol (a NumPy array, bytearray, "

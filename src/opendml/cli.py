@@ -7,9 +7,9 @@
     opendml examples [NAME ...] [--print-format numbers|dxdispatch] [--dir]
 
 Results go to stdout; warnings and errors to stderr, as ``opendml: error: <file>:<line>:<column>: <JSON path>:
-<message>``. Exit status: 0 success, 1 an invalid model or operator (or a failed run), 2 a usage error (bad
-arguments, a model file that cannot be read), 141 when the reader of stdout went away (``opendml examples |
-head -1``), as for a command that SIGPIPE ends.
+<message>``. Exit status: 0 success, 1 an invalid model or operator (or a failed run, or an output that cannot be
+written), 2 a usage error (bad arguments, a model file that cannot be read), 141 when the reader of stdout went
+away (``opendml examples | head -1``), as for a command that SIGPIPE ends.
 """
 
 from __future__ import annotations
@@ -52,17 +52,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         status = args.handler(args)
         sys.stdout.flush()
-    except BrokenPipeError:
-        # A reader stopped reading: stop quietly, as a command that SIGPIPE ends. The stream that lost its reader
-        # is pointed at devnull, so that Python's final flush does not complain (the recipe of the documentation
-        # of Python's signal module); the other one keeps what was written to it.
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except BrokenPipeError:
-                os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
-        return EXIT_BROKEN_PIPE
+    except OSError as error:  # every other OSError is caught where it happens: this one is stdout's or stderr's
+        return _output_failed(error)
     return status
+
+
+def _output_failed(error: OSError) -> int:
+    """stdout or stderr cannot be written: a reader went away (BrokenPipeError), or the device is full (/dev/full).
+
+    A lost reader stops the command quietly, as SIGPIPE would. Any other failure is said in one line on stderr.
+    A stream that cannot be written is pointed at devnull, so that Python's final flush does not complain (the
+    recipe of the documentation of Python's signal module); the other one keeps what was written to it.
+    """
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except OSError:
+            _to_devnull(stream)
+    if isinstance(error, BrokenPipeError):
+        return EXIT_BROKEN_PIPE
+    try:
+        print(f"opendml: error: cannot write the output: {error.strerror or error}", file=sys.stderr, flush=True)
+    except OSError:
+        _to_devnull(sys.stderr)  # stderr cannot be written either: nothing more can be said
+    return EXIT_INVALID
+
+
+def _to_devnull(stream) -> None:
+    os.dup2(os.open(os.devnull, os.O_WRONLY), stream.fileno())
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -168,6 +185,9 @@ def _check(
     except OSError as error:
         print(f"opendml: error: cannot read the model {str(path)!r}: {error.strerror}", file=sys.stderr)
         return EXIT_USAGE
+    except MemoryError:  # the model fits in MAX_MODEL_BYTES, but not in this machine's (or this limit's) memory
+        model = None
+        diagnostics.errors.append(_out_of_memory(path, name))
     if model is not None:
         try:
             diagnostics.errors += action(Session(model, Device(feature_level), diagnostics))
@@ -176,12 +196,16 @@ def _check(
         except ModelError as error:  # a dispatch that failed while running
             diagnostics.errors.append(error)
         except MemoryError:  # the resources fit in MAX_RESOURCE_BYTES, but not in this machine's memory
-            diagnostics.errors.append(ModelError(Location(name or str(path)), "not enough memory to run the model"))
+            diagnostics.errors.append(_out_of_memory(path, name))
     for warning in diagnostics.warnings:
         print(f"opendml: warning: {warning}", file=sys.stderr)
     for error in diagnostics.errors:
         print(f"opendml: error: {error}", file=sys.stderr)
     return EXIT_INVALID if diagnostics.errors else EXIT_OK
+
+
+def _out_of_memory(path: Path, name: str | None) -> ModelError:
+    return ModelError(Location(name or str(path)), "not enough memory to run the model")
 
 
 def _keep_raw_bytes(stream) -> None:

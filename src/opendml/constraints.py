@@ -13,11 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .enums import TENSOR_DIMENSION_COUNT_MAX1, TensorDataType
+from .enums import TENSOR_DIMENSION_COUNT_MAX1, FeatureLevel, TensorDataType
 from .problems import Problem, summarised
 from .tensor import numpy_dtype
 
-__all__ = ["Same", "ValidAxes", "ReducedOutputSizes", "IndexFitsOutput", "EffectiveRankAtMost", "When"]
+__all__ = ["Same", "ValidAxes", "ReducedOutputSizes", "IndexFitsOutput", "EffectiveRankAtMost", "When", "AtLeast"]
 
 
 def _get(desc, c_name: str):
@@ -95,9 +95,11 @@ class ValidAxes:
         if not axes:
             return [Problem(f"{count} is 0; at least one axis must be given in {self.axes}", self.axes)]
         if len(axes) > TENSOR_DIMENSION_COUNT_MAX1:  # never valid: refused before any per-axis work
-            return [Problem(
+            text = (
                 f"{count} is {len(axes)}, but a tensor has at most {TENSOR_DIMENSION_COUNT_MAX1} dimensions "
-                f"(DML_TENSOR_DIMENSION_COUNT_MAX1) and each may be listed once in {self.axes}", self.axes)]  # fmt: skip
+                f"(DML_TENSOR_DIMENSION_COUNT_MAX1) and each may be listed once in {self.axes}"
+            )
+            return [Problem(text, self.axes)]
         out_of_range = [
             Problem(f"{self.axes}[{i}] is {axis}, outside [0, {dims - 1}] ({self.tensor}.DimensionCount is {dims})",
                     self.axes, index=i)
@@ -232,6 +234,35 @@ class When:
         names = [v.name for v in self.values]
         names = ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
         return f"when {self.field} is {names}: " + "; ".join(str(rule) for rule in self.rules)
+
+
+@dataclass(frozen=True)
+class AtLeast:
+    """A FLOAT field's lower bound (NaN breaks it too), in force below the feature level that lifted it, if any:
+    rules that depend on the level define ``check_at(desc, feature_level)``, which validation prefers."""
+
+    field: str
+    minimum: float
+    lifted_in: FeatureLevel | None = None
+
+    def fields(self) -> tuple[str, ...]:
+        return (self.field,)
+
+    def check(self, desc) -> list[Problem]:
+        return self.check_at(desc, None)
+
+    def check_at(self, desc, feature_level: FeatureLevel | None) -> list[Problem]:
+        if self.lifted_in is not None and feature_level is not None and feature_level >= self.lifted_in:
+            return []
+        value = _get(desc, self.field)
+        if value >= self.minimum:
+            return []
+        lifted = f"; {self.lifted_in.c_name} and above allow it" if self.lifted_in else ""
+        return [Problem(f"{self.field} is {value}, but it must be at least {self.minimum:g}{lifted}", self.field)]
+
+    def __str__(self) -> str:
+        below = f" below {self.lifted_in.c_name}" if self.lifted_in else ""
+        return f"{self.field} must be at least {self.minimum:g}{below}"
 
 
 def _join(names: tuple[str, ...]) -> str:

@@ -22,9 +22,26 @@ class Deviation(NamedTuple):
 
 DEVIATIONS: tuple[Deviation, ...] = (
     Deviation(
-        "UINT AxisCount; const UINT* Axes;",
+        "UINT AxisCount; const UINT* Axes; (any count plus array pointer)",
         "axes: tuple[int, ...]",
-        "A count plus a pointer is one Python sequence; AxisCount is len(axes).",
+        "A count plus a pointer is one Python sequence; AxisCount is len(axes). The JSON runner still reads and "
+        "checks the count member.",
+    ),
+    Deviation(
+        "_Maybenull_ const DML_SCALE_BIAS* ScaleBias (any optional pointer field)",
+        "scale_bias: ScaleBias | None = None",
+        "NULL is None; optional fields default to None, the only defaults a descriptor has.",
+    ),
+    Deviation(
+        "DML_SCALAR_UNION Min (with DML_TENSOR_DATA_TYPE MinMaxDataType)",
+        "min: int | float",
+        "The union member is chosen by the data-type field; the value is checked to fit that type exactly.",
+    ),
+    Deviation(
+        "_Maybenull_ const DML_OPERATOR_DESC* FusedActivation (DML_OPERATOR_DESC{Type, Desc})",
+        "fused_activation: ActivationXxxOperatorDesc | None = None",
+        "A descriptor object knows its operator type, so the {Type, Desc} wrapper carries no information; a fused "
+        "activation is the activation's descriptor with its tensors None (NULL).",
     ),
     Deviation(
         "const DML_TENSOR_DESC* XxxTensor (DML_TENSOR_DESC{Type, Desc})",

@@ -11,6 +11,7 @@ records one (``dmlx_default``). Outputs take their sizes and data type from the 
 from __future__ import annotations
 
 import dataclasses
+import enum
 import functools
 import inspect
 import struct
@@ -54,6 +55,11 @@ def parameter_name(spec: FieldSpec) -> str:
     return "x" if spec.name == "input_tensor" else spec.name.removesuffix("_tensor")
 
 
+def _maybe_null(spec: FieldSpec) -> bool:
+    """A ``_Maybenull_`` tensor; a fusable activation's tensors are NULL only inside a host, never here."""
+    return spec.kind.optional and not spec.nullable_when_fused
+
+
 def _array(x: Any, name: str) -> np.ndarray:
     if not isinstance(x, np.ndarray):
         raise InvalidArgumentError(
@@ -70,7 +76,7 @@ def _make(schema: OperatorSchema) -> Callable[..., Any]:
         inspect.Parameter(
             name,
             inspect.Parameter.POSITIONAL_OR_KEYWORD,
-            default=None if spec.kind.optional else inspect.Parameter.empty,
+            default=None if _maybe_null(spec) else inspect.Parameter.empty,
         )
         for spec, name in tensors
     ]
@@ -86,7 +92,7 @@ def _make(schema: OperatorSchema) -> Callable[..., Any]:
     parameters.append(inspect.Parameter("device", inspect.Parameter.KEYWORD_ONLY, default=None))
     signature = inspect.Signature(_sorted_defaults(parameters))
 
-    def function(*args: Any, **kwargs: Any) -> Any:
+    def build(args: tuple, kwargs: dict) -> tuple[CompiledOperator, list]:
         try:
             bound = signature.bind(*args, **kwargs)
         except TypeError as error:
@@ -96,7 +102,7 @@ def _make(schema: OperatorSchema) -> Callable[..., Any]:
         arrays, descs = [], {}
         for spec, parameter in tensors:
             given = values[parameter]
-            if given is None and spec.kind.optional:
+            if given is None and _maybe_null(spec):
                 arrays.append(None)
                 continue
             arrays.append(_array(given, parameter))
@@ -111,7 +117,23 @@ def _make(schema: OperatorSchema) -> Callable[..., Any]:
         tensor_values = {spec.name: descs.get(spec.c_name) for spec in schema.tensor_fields}
         desc = schema.desc_class(**tensor_values, **fields)
         device = values["device"] or default_device()
-        results = _compiled(device, desc, _float_bits(desc)).execute(arrays)
+        return _compiled(device, desc, _float_bits(desc)), arrays
+
+    names = [parameter for _, parameter in tensors]
+    calls: dict[Any, CompiledOperator] = {}  # a call's shape (dtypes, shapes, values) -> its compiled operator
+
+    def function(*args: Any, **kwargs: Any) -> Any:
+        key = _call_key(args, kwargs)
+        compiled = calls.get(key) if key is not None else None
+        if compiled is None:
+            compiled, arrays = build(args, kwargs)
+            if key is not None:
+                if len(calls) >= _CALLS_MAX:
+                    calls.clear()
+                calls[key] = compiled
+        else:  # the same call shape as one that bound and validated: the tensors are the leading parameters
+            arrays = [args[i] if i < len(args) else kwargs.get(n) for i, n in enumerate(names)]
+        results = compiled.execute(arrays)
         return results[0] if len(results) == 1 else results
 
     name = schema.operator_type.name.lower()
@@ -120,6 +142,33 @@ def _make(schema: OperatorSchema) -> Callable[..., Any]:
     function.__doc__ = f"{schema.c_name}: {schema.desc_class.__doc__ or ''}\n\nBuilt from the operator's declaration."
     function.__module__ = __name__
     return function
+
+
+_CALLS_MAX = 1024
+
+
+def _key(value: Any) -> Any:
+    """A hashable stand-in for an argument that tells apart everything a descriptor would: an array by its exact
+    type, dtype and shape; a float by its bits (-0.0 is not 0.0); a sequence element by element."""
+    kind = type(value)
+    if kind is np.ndarray:
+        return (kind, value.dtype.str, value.shape)
+    if kind is float or isinstance(value, np.floating):
+        return (kind, float(value).hex())
+    if kind is tuple or kind is list:
+        return (kind, tuple(_key(v) for v in value))
+    hash(value)  # anything else must be an immutable value (ints, enums, None, devices); else no caching
+    if kind in (int, bool, type(None)) or isinstance(value, (np.integer, enum.Enum, Device)):
+        return (kind, value)
+    raise TypeError(kind)
+
+
+def _call_key(args: tuple, kwargs: dict) -> Any:
+    """The key of a call in the per-function cache, or None when an argument is not a plain value."""
+    try:
+        return tuple(map(_key, args)), tuple((k, _key(v)) for k, v in kwargs.items())
+    except TypeError:
+        return None
 
 
 def _sorted_defaults(parameters: list[inspect.Parameter]) -> list[inspect.Parameter]:

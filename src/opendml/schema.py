@@ -45,6 +45,7 @@ __all__ = [
     "OperatorDesc",
     "operator",
     "declare",
+    "desc_json",
     "struct",
     "REGISTRY",
     "schema_of",
@@ -98,6 +99,10 @@ class Kind:
         """The C members this field occupies in a JSON descriptor."""
         return (spec.c_name,)
 
+    def write_json(self, value: Any, spec: FieldSpec) -> dict[str, Any]:
+        """The JSON members that :meth:`read_json` reads back as ``value`` (DxDispatch's spellings)."""
+        return {spec.c_name: _json_value(value)}
+
     def describe(self) -> str:
         """The C type, for docs and messages."""
         raise NotImplementedError
@@ -134,6 +139,19 @@ class Tensor(Kind):
                 return [Problem(f"{spec.c_name} is NULL; only a fused activation has no tensors", spec.c_name)]
             return []
         return _tensor_problems(desc.schema, spec, tensor, feature_level, desc)
+
+    def write_json(self, value: Any, spec: FieldSpec) -> dict[str, Any]:
+        if value is None:
+            return {}
+        tensor = {"DataType": value.data_type.name, "Sizes": list(value.sizes)}
+        if value.strides is not None:
+            tensor["Strides"] = list(value.strides)
+        tensor["TotalTensorSizeInBytes"] = value.total_tensor_size_in_bytes
+        if value.guaranteed_base_offset_alignment:
+            tensor["GuaranteedBaseOffsetAlignment"] = value.guaranteed_base_offset_alignment
+        if value.flags:
+            tensor["Flags"] = [flag.name for flag in type(value.flags) if flag and flag in value.flags]
+        return {spec.c_name: tensor}
 
     def describe(self) -> str:
         return ("_Maybenull_ " if self.optional else "") + "const DML_TENSOR_DESC*"
@@ -209,7 +227,7 @@ def as_float32_number(value: Any, what: str) -> float:
     except OverflowError:
         overflows = True
     if overflows:  # C would round it to infinity (values that round to FLT_MAX are fine)
-        shown = f"an integer of {value.bit_length()} bits" if isinstance(value, int) else str(number)
+        shown = f"an integer of {value.bit_length()} bits" if isinstance(value, int) else str(value)
         raise InvalidArgumentError(f"{what} is {shown}, beyond the range of a 32-bit FLOAT")
     return number
 
@@ -266,6 +284,9 @@ class Array(Kind):
     def json_names(self, spec: FieldSpec) -> tuple[str, ...]:
         return (spec.c_name, self.count_c_name)
 
+    def write_json(self, value: Any, spec: FieldSpec) -> dict[str, Any]:
+        return {self.count_c_name: len(value), spec.c_name: [_json_value(v) for v in value]}
+
     def describe(self) -> str:
         return f"UINT {self.count_c_name}; const {self.element.c_type}*"
 
@@ -308,6 +329,14 @@ class Struct(Kind):
 
     def read_json(self, fields: Any, spec: FieldSpec, json: Any) -> Any:
         return self._read_present(fields, spec, lambda node: json.read_struct(node, self.struct_type))
+
+    def write_json(self, value: Any, spec: FieldSpec) -> dict[str, Any]:
+        if value is None:
+            return {}
+        members: dict[str, Any] = {}
+        for member in self.struct_type.fields:
+            members.update(member.kind.write_json(getattr(value, member.name), member))
+        return {spec.c_name: members}
 
     def describe(self) -> str:
         return (
@@ -357,6 +386,9 @@ class NestedOperator(Kind):
     def read_json(self, fields: Any, spec: FieldSpec, json: Any) -> Any:
         return self._read_present(fields, spec, json.read_nested_operator_desc)
 
+    def write_json(self, value: Any, spec: FieldSpec) -> dict[str, Any]:
+        return {} if value is None else {spec.c_name: desc_json(value)}
+
     def problems(self, desc: OperatorDesc, spec: FieldSpec, feature_level: FeatureLevel) -> list[Problem]:
         fused = getattr(desc, spec.name)
         if fused is None:
@@ -379,11 +411,32 @@ class NestedOperator(Kind):
                     "needs a FLOAT32 or FLOAT16 output", name))  # fmt: skip
         from .validation import problems_of  # the nested descriptor is validated as a whole operator
 
-        problems += [p.within(name) for p in problems_of(fused, feature_level, fused=True)]
+        nested = problems_of(fused, feature_level, fused=True)
+        problems += [Problem(f"{fused.schema.c_name}: {p}", p.field).within(name) for p in nested]
         return problems
 
     def describe(self) -> str:
         return "_Maybenull_ const DML_OPERATOR_DESC*"
+
+
+def _json_value(value: Any) -> Any:
+    """A scalar as DxDispatch JSON spells it: enums by name, non-finite floats as "nan", "inf", "-inf"."""
+    if isinstance(value, enum.Flag):
+        return [flag.name for flag in type(value) if flag and flag in value]
+    if isinstance(value, enum.Enum):
+        return value.name
+    if isinstance(value, float) and not math.isfinite(value):
+        return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+    return value
+
+
+def desc_json(desc: OperatorDesc) -> dict[str, Any]:
+    """``desc`` as a DxDispatch dispatchable (``{"type": ..., "desc": {...}}``): what the JSON runner reads back
+    as an equal descriptor (tests hold every operator to it)."""
+    members: dict[str, Any] = {}
+    for spec in desc.schema.fields:
+        members.update(spec.kind.write_json(getattr(desc, spec.name), spec))
+    return {"type": desc.schema.c_name, "desc": members}
 
 
 # Field declarations used in operator dataclasses. ``dmlx_default`` is the functional layer's default

@@ -18,7 +18,7 @@ def problems_of(desc: OperatorDesc, feature_level: FeatureLevel, *, fused: bool 
     """Every rule ``desc`` breaks on a device at ``feature_level``; empty when valid.
 
     ``fused``: ``desc`` is a fused activation inside a host operator; its tensors are NULL and its tensor
-    rules are the host's, so only its own fields are checked.
+    rules are the host's, so only its own fields and the rules that relate no tensor are checked.
     """
     schema = desc.schema
     if feature_level < schema.introduced:
@@ -29,10 +29,11 @@ def problems_of(desc: OperatorDesc, feature_level: FeatureLevel, *, fused: bool 
     for spec in schema.fields:
         if not (fused and spec.is_tensor):
             problems += spec.kind.problems(desc, spec, feature_level)
-    if fused:
-        return problems  # the constraints relate tensors, which a fused activation does not have
     for rule in schema.constraints:
-        problems += rule.check(desc)
+        if fused and any(schema.field(name).is_tensor for name in rule.fields()):
+            continue  # a rule relating tensors: a fused activation has none (its host's are checked)
+        check_at = getattr(rule, "check_at", None)  # a rule that depends on the feature level
+        problems += check_at(desc, feature_level) if check_at else rule.check(desc)
     return problems
 
 

@@ -129,7 +129,7 @@ def make_desc(
     tensors: dict[str, Any] = {}
     inputs = {}
     for spec in s.input_fields:
-        if spec.kind.optional and spec.name not in params:
+        if spec.kind.optional and not spec.nullable_when_fused and spec.name not in params:
             continue
         desc = dml.BufferTensorDesc(types[spec.c_name], tuple(sizes), strides.get(spec.c_name))
         inputs[spec.c_name] = desc

@@ -119,3 +119,119 @@ register(
         ),
     ),
 )
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# The element-wise activations (issue 10). None of their pages prints an example; the references are the plain
+# Python loops of tests/activation_reference.py, the bounds those of the README's accuracy table.
+# ----------------------------------------------------------------------------------------------------------------
+
+import math  # noqa: E402
+
+import activation_reference as act  # noqa: E402
+
+from . import random_values  # noqa: E402
+
+_SPECIALS = (np.nan, np.inf, -np.inf, -0.0, 0.0, 30.0, -30.0, 100.0, -100.0, 1e-3)
+
+
+def activation_values(c_name, dtype, shape, rng):
+    """random_values, with NaN, infinities, signed zeros and large magnitudes sprinkled in half the time."""
+    values = random_values(c_name, dtype, shape, rng)
+    if dtype.kind == "f" and values.size and rng.random() < 0.5:
+        flat = values.reshape(-1)
+        where = rng.choice(flat.size, size=max(1, flat.size // 4), replace=False)
+        flat[where] = rng.choice(np.array(_SPECIALS, dtype), size=where.size)
+    return values
+
+
+def floats(*names, low=-2.0, high=2.0, zero=True):
+    """params(): each named FLOAT uniform in [low, high], and exactly 0 now and then (the limits' decisions)."""
+
+    def params(rank, rng):
+        return {name: 0.0 if zero and rng.random() < 0.15 else float(rng.uniform(low, high)) for name in names}
+
+    return params
+
+
+def unary(op, header_extra, element, check, params=lambda rank, rng: {}):
+    """The case of an activation of InputTensor into OutputTensor with FLOAT fields ``header_extra``."""
+    names = [ref_name(n) for n in header_extra]
+
+    def reference(desc, inputs):
+        values = act.params32(desc, *names)
+        return [act.elementwise(lambda v: element(v, *values), inputs[0])]
+
+    return Case(op, UNARY + header_extra, reference=reference, check=check, params=params, values=activation_values)
+
+
+def ref_name(c_name: str) -> str:
+    return "".join(f"_{c.lower()}" if c.isupper() else c for c in c_name).lstrip("_")
+
+
+def shrink_reference(desc, inputs):
+    x = inputs[0]
+    bias, threshold = act.params32(desc, "bias", "threshold")
+    if x.dtype.kind == "f":
+        return [act.elementwise(lambda v: act.shrink(v, bias, threshold), x)]
+    info = np.iinfo(x.dtype)
+    return [act.elementwise(lambda v: act.shrink(v, bias, threshold, int(info.min), int(info.max)), x)]
+
+
+def prelu_reference(desc, inputs):
+    x, slope = inputs
+    bits = None if x.dtype.kind == "f" else 8 * x.dtype.itemsize
+    return [act.elementwise(lambda v, s: act.parameterized_relu(v, s, bits), x, slope)]
+
+
+EXACT, ONE_ULP = bits_equal, act.check_ulps(1)
+
+register(
+    unary(OT.ACTIVATION_ELU, ("Alpha",), act.elu, ONE_ULP, floats("alpha")),
+    unary(OT.ACTIVATION_IDENTITY, (), lambda v: v, EXACT),
+    unary(OT.ACTIVATION_LEAKY_RELU, ("Alpha",), act.leaky_relu, EXACT, floats("alpha")),
+    unary(OT.ACTIVATION_LINEAR, ("Alpha", "Beta"), act.linear, ONE_ULP, floats("alpha", "beta")),
+    Case(
+        OT.ACTIVATION_PARAMETERIZED_RELU,
+        ("InputTensor", "SlopeTensor", "OutputTensor"),
+        reference=prelu_reference,
+        check=EXACT,
+        values=activation_values,
+    ),
+    unary(
+        OT.ACTIVATION_PARAMETRIC_SOFTPLUS, ("Alpha", "Beta"), act.parametric_softplus, ONE_ULP, floats("alpha", "beta")
+    ),
+    unary(OT.ACTIVATION_RELU, (), act.relu, EXACT),
+    unary(OT.ACTIVATION_SCALED_ELU, ("Alpha", "Gamma"), act.scaled_elu, ONE_ULP, floats("alpha", "gamma")),
+    unary(OT.ACTIVATION_SCALED_TANH, ("Alpha", "Beta"), act.scaled_tanh, ONE_ULP, floats("alpha", "beta")),
+    unary(OT.ACTIVATION_SIGMOID, (), act.sigmoid, ONE_ULP),
+    unary(
+        OT.ACTIVATION_SOFTPLUS,
+        ("Steepness",),
+        act.softplus_steepness,
+        ONE_ULP,
+        floats("steepness", low=1, high=4, zero=False),
+    ),
+    unary(OT.ACTIVATION_SOFTSIGN, (), act.softsign, ONE_ULP),
+    unary(OT.ACTIVATION_TANH, (), math.tanh, ONE_ULP),
+    unary(OT.ACTIVATION_THRESHOLDED_RELU, ("Alpha",), act.thresholded_relu, EXACT, floats("alpha")),
+    Case(
+        OT.ACTIVATION_SHRINK,
+        ("InputTensor", "OutputTensor", "Bias", "Threshold"),
+        reference=shrink_reference,
+        check=EXACT,
+        params=floats("bias", "threshold", low=-3, high=3),
+        values=activation_values,
+    ),
+    unary(OT.ACTIVATION_CELU, ("Alpha",), act.celu, ONE_ULP, floats("alpha")),
+    Case(
+        OT.ACTIVATION_RELU_GRAD,
+        ("InputTensor", "InputGradientTensor", "OutputGradientTensor"),
+        reference=lambda desc, inputs: [act.elementwise(act.relu_grad, *inputs)],
+        check=EXACT,
+        values=activation_values,
+    ),
+    unary(OT.ACTIVATION_GELU, (), act.gelu, ONE_ULP),
+    unary(OT.ACTIVATION_SWISH, ("SigmoidInputScale",), act.swish, ONE_ULP, floats("sigmoid_input_scale")),
+    unary(OT.ACTIVATION_HARD_SWISH, ("Alpha", "Beta"), act.hard_swish, ONE_ULP, floats("alpha", "beta")),
+)

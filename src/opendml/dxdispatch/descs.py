@@ -19,7 +19,7 @@ from typing import Any
 from ..enums import OperatorType, TensorDataType, TensorFlags, TensorType
 from ..errors import InvalidArgumentError, OperatorNotImplementedError
 from ..problems import Problem
-from ..schema import FieldSpec, OperatorDesc, Scalar, schema_of
+from ..schema import REGISTRY, FieldSpec, OperatorDesc, Scalar, schema_of
 from ..tensor import BufferTensorDesc
 from .jsonc import Node, closest
 
@@ -163,7 +163,7 @@ def read_scalar_union(node: Node) -> int | float:
 
 def read_nested_operator_desc(node: Node) -> OperatorDesc:
     """A nested operator descriptor (``FusedActivation``): ``{"Type": ..., "Desc": {...}}`` or collapsed."""
-    return read_operator_desc(node, members=("type", "Type"))
+    return read_operator_desc(node, members=("type", "Type"), nested=True)
 
 
 def _this_module() -> Any:
@@ -177,10 +177,13 @@ def desc_fields(dispatchable: Node) -> Node:
     return dispatchable.first("Desc", "desc") or dispatchable
 
 
-def read_operator_desc(dispatchable: Node, members: tuple[str, ...] = DISPATCHABLE_MEMBERS) -> OperatorDesc:
+def read_operator_desc(
+    dispatchable: Node, members: tuple[str, ...] = DISPATCHABLE_MEMBERS, nested: bool = False
+) -> OperatorDesc:
     """The operator descriptor of a DML dispatchable (or a nested one), for any operator in the registry.
 
-    ``members``: what the object may hold beside the descriptor's fields in the collapsed form.
+    ``members``: what the object may hold beside the descriptor's fields in the collapsed form. ``nested``: a
+    fused activation, whose tensors DxDispatch never reads (they are NULL; written ones draw a warning).
     """
     type_node = dispatchable.first("Type", "type") or dispatchable.require("type")
     operator_type = read_enum(type_node, OperatorType)
@@ -188,10 +191,14 @@ def read_operator_desc(dispatchable: Node, members: tuple[str, ...] = DISPATCHAB
         schema = schema_of(operator_type)
     except OperatorNotImplementedError as error:
         raise type_node.error(str(error)) from None
+    if nested and not schema.fusable:  # its tensors are required, but a fused activation has none
+        fusable = ", ".join(s.operator_type.name for s in REGISTRY.values() if s.fusable)
+        raise type_node.error(f"{schema.c_name} cannot be fused (fusable: {fusable})")
     fields = desc_fields(dispatchable)
     json = _this_module()
-    values = {spec.name: spec.kind.read_json(fields, spec, json) for spec in schema.fields}
-    known = tuple(name for spec in schema.fields for name in spec.kind.json_names(spec))
+    read = [spec for spec in schema.fields if not (nested and spec.is_tensor)]
+    values = {spec.name: spec.kind.read_json(fields, spec, json) for spec in read}
+    known = tuple(name for spec in read for name in spec.kind.json_names(spec))
     fields.warn_unknown(known + (members if fields is dispatchable else ()), schema.c_name)
     try:
         return schema.desc_class(**values)

@@ -3,9 +3,14 @@
 DxDispatch parses models with RapidJSON's comments, trailing-commas and stop-when-done flags: ``//`` and
 ``/* */`` comments and a comma before ``]`` or ``}`` are accepted, and text after the root value is ignored.
 ``NaN`` and ``Infinity`` literals are not JSON and are rejected (models write the strings ``"nan"``, ``"inf"``,
-``"-inf"``). Everything else is standard JSON, parsed here with the standard library's string scanner.
-One deliberate difference: a member name repeated in one object is an error here (RapidJSON keeps both and
-DxDispatch reads the first), since the second one is always a mistake.
+``"-inf"``). Everything else is standard JSON. One deliberate difference: a member name repeated in one object is
+an error here (RapidJSON keeps both and DxDispatch reads the first), since the second one is always a mistake.
+
+A model may hold millions of numbers, so parsing takes a fast path: comments and trailing commas are blanked out
+(every offset stays where it was) and the standard library's C decoder reads the rest. Whatever it refuses, or
+might read differently from this dialect (NaN, a repeated member, a number beyond a double, deep nesting), is
+parsed again by an exact parser, which finds the error and says where. Positions are found only when a message
+needs one, by scanning just the objects and arrays on the path to the value.
 
 :func:`parse` gives a :class:`Document`; its :attr:`~Document.root` is a :class:`Node`, a JSON value that
 knows its JSON path and position, so every typed read (``node.uint()``, ``node.require("Sizes")``) fails with
@@ -28,18 +33,20 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
 
+import numpy as np
+
 from .errors import Diagnostics, Location, ModelError
+from .files import open_regular
 
 __all__ = ["Document", "Node", "parse", "read", "path_text", "describe", "closest", "MAX_MODEL_BYTES"]
 
-#: The largest model file read (16 MiB). Parsing costs about 200 bytes of memory and a few microseconds per value;
-#: large data belongs in a ``sourcePath`` file. It also stops a path such as /dev/zero.
+#: The largest model file read (16 MiB). Parsing costs up to about 60 bytes of memory per value (a list of numbers,
+#: an empty list); large data belongs in a ``sourcePath`` file.
 MAX_MODEL_BYTES = 16 * 2**20
 
 JsonPath = tuple[str | int, ...]
-#: Where the members of each object (name -> offset) and the elements of each array start in the text, by the
-#: id() of the object or array (the parsed values hold them all, so the ids stay unique).
-Offsets = dict[int, "dict[str, int] | array[int]"]
+#: Where the members of an object (name -> offset) or the elements of an array start in the text.
+Starts = "dict[str, int] | array[int] | np.ndarray"
 T = TypeVar("T")
 
 _SKIP = re.compile(r"(?:[ \t\r\n]+|//[^\n]*|/\*.*?\*/)*", re.S)
@@ -49,6 +56,15 @@ _LITERALS = (("true", True), ("false", False), ("null", None))
 _NOT_JSON = ("NaN", "Infinity", "-Infinity")
 _MAX_DEPTH = 200
 _FLOAT_WORDS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+_WHITESPACE = re.compile(r"[ \t\r\n]*")
+_STRING = r'"[^"\\]*(?:\\.[^"\\]*)*"'  # skipped whole, so that what it holds is never taken for a comment
+_COMMENTS = re.compile(rf"{_STRING}|//[^\n]*|/\*.*?\*/", re.S)
+_MAYBE_TRAILING_COMMA = re.compile(r",[ \t\r\n]*[\]}]")  # a quick test: most models have none
+_TRAILING_COMMAS = re.compile(rf"{_STRING}|,(?=[ \t\r\n]*[\]}}])", re.S)
+#: Text that may hold a number beyond a double (a digit, then an exponent of 100 or more; 200 digits in a row),
+#: which only the exact parser refuses. A name such as "node123" does not match.
+_MAYBE_HUGE = (re.compile(r"[0-9][eE]\+?0*[1-9][0-9]{2}"), re.compile(r"[0-9]{200}"))  # 2 searches: faster than 1
+_SCAN = json.scanner.make_scanner(json.JSONDecoder())  # reads one JSON value at an offset, in C
 
 
 def path_text(path: JsonPath) -> str:
@@ -96,15 +112,15 @@ class _Lines:
 
 
 class Document:
-    """A parsed model file: its root value and the position of every value in the text."""
+    """A parsed model file: its root value, and the position of any value in the text on demand."""
 
-    def __init__(self, name: str, text: str, value: Any, start: int, offsets: Offsets, diagnostics: Diagnostics):
+    def __init__(self, name: str, text: str, value: Any, start: int, diagnostics: Diagnostics):
         self.name = name
-        self.text = text
+        self.text = text  # plain JSON up to the end of the root value: comments and trailing commas blanked out
         self.start = start  # the offset of the root value
-        self.offsets = offsets
         self.diagnostics = diagnostics
         self.root = Node(self, (), value)
+        self.starts: dict[JsonPath, Starts] = {}  # by the path of an object or array, once a message needs it
 
     @functools.cached_property
     def lines(self) -> _Lines:
@@ -116,28 +132,128 @@ class Document:
 
     def offset(self, path: JsonPath) -> int:
         """Where the value at ``path`` starts in the text."""
-        offset, value = self.start, self.root.value
-        for step in path:
-            offset, value = self.offsets[id(value)][step], value[step]
+        offset = self.start
+        for depth, step in enumerate(path):
+            container = path[:depth]
+            if container not in self.starts:
+                self.starts[container] = _starts(self.text, offset)
+            offset = int(self.starts[container][step])
         return offset
+
+
+def _starts(text: str, offset: int) -> Starts:
+    """Where each member or element of the object or array at ``offset`` starts (the text is valid there)."""
+    is_object = text[offset] == "{"
+    if not is_object:
+        body = text[offset + 1 : _SCAN(text, offset)[1] - 1]
+        if body.isascii() and not any(bracket in body for bracket in '"[{'):
+            return _scalar_starts(body, offset + 1)
+    starts: Starts = {} if is_object else array("q")
+    offset = _WHITESPACE.match(text, offset + 1).end()
+    while text[offset] not in "]}":
+        if is_object:
+            key, offset = json.decoder.scanstring(text, offset + 1)
+            offset = _WHITESPACE.match(text, _WHITESPACE.match(text, offset).end() + 1).end()  # past the ':'
+            starts[key] = offset
+        else:
+            starts.append(offset)
+        offset = _WHITESPACE.match(text, _SCAN(text, offset)[1]).end()
+        if text[offset] == ",":
+            offset = _WHITESPACE.match(text, offset + 1).end()
+    return starts
+
+
+def _scalar_starts(body: str, offset: int) -> np.ndarray:
+    """Where the elements of an array of numbers (and true, false, null) start: where a run of characters other
+    than whitespace and commas starts. Found at once, as an array may hold millions."""
+    separator = np.isin(np.frombuffer(body.encode("ascii"), np.uint8), np.frombuffer(b" \t\r\n,", np.uint8))
+    return np.flatnonzero(~separator & np.concatenate(([True], separator[:-1]))) + offset
 
 
 def parse(text: str, name: str, diagnostics: Diagnostics | None = None) -> Document:
     """Parse ``text`` (the contents of the file ``name``); raise ModelError at the first syntax error."""
-    parser = _Parser(text, name)
-    start = parser.skip(0)
-    if start == len(text):
-        raise parser.error(start, "the document is empty; expected a JSON object")
-    value, _ = parser.value(start, 0)
-    return Document(name, text, value, start, parser.offsets, diagnostics or Diagnostics())
+    plain = _blank(text)
+    start = _WHITESPACE.match(plain).end()
+    value = _fast_value(plain, start)
+    if value is _UNSURE:
+        value = _Parser(text, name).document_value()  # raises the exact error, located
+    return Document(name, plain, value, start, diagnostics or Diagnostics())
+
+
+def _blank(text: str) -> str:
+    """``text`` with comments and trailing commas replaced by spaces (newlines kept), so that what is left of it
+    is plain JSON at the same offsets, lines and columns."""
+    if "/" in text:
+        text = _COMMENTS.sub(lambda m: m[0] if m[0][0] == '"' else re.sub(r"[^\n]", " ", m[0]), text)
+    if _MAYBE_TRAILING_COMMA.search(text):
+        text = _TRAILING_COMMAS.sub(_blank_trailing_comma, text)
+    return text
+
+
+def _blank_trailing_comma(match: re.Match) -> str:
+    """A string as it is; a comma before "]" or "}" as a space if a value comes before it (in ``[,]`` it is an
+    error, left for the C decoder to refuse)."""
+    if match[0] != ",":
+        return match[0]
+    before = match.start() - 1
+    while before > 0 and match.string[before] in " \t\r\n":
+        before -= 1
+    return "," if match.string[before] in "[{,:" else " "
+
+
+class _Unsure(Exception):
+    """The fast path met what the exact parser must judge."""
+
+
+def _refuse(_: Any) -> Any:
+    raise _Unsure  # NaN, Infinity, -Infinity: not JSON
+
+
+def _unrepeated(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    members = dict(pairs)
+    if len(members) != len(pairs):
+        raise _Unsure  # a repeated member: an error, whose place the exact parser finds
+    return members
+
+
+_UNSURE = object()
+_DECODER = json.JSONDecoder(object_pairs_hook=_unrepeated, parse_constant=_refuse)
+
+
+def _fast_value(plain: str, start: int) -> Any:
+    """The root value read by the C decoder, or _UNSURE when only the exact parser can tell."""
+    if start == len(plain) or any(pattern.search(plain) for pattern in _MAYBE_HUGE):
+        return _UNSURE
+    try:
+        value, _ = _DECODER.raw_decode(plain, start)  # stops after the root value, as RapidJSON does
+    except (ValueError, _Unsure, RecursionError):
+        return _UNSURE
+    return value if _shallow(value, plain) else _UNSURE
+
+
+def _shallow(value: Any, plain: str) -> bool:
+    """No value is nested more than _MAX_DEPTH levels deep."""
+    if plain.count("[") + plain.count("{") <= _MAX_DEPTH:
+        return True  # too few objects and arrays to nest so deep: no need to look
+    level = [value] if isinstance(value, (dict, list)) and value else []  # the non-empty containers at a depth
+    for _ in range(_MAX_DEPTH):
+        level = [
+            child
+            for container in level
+            for child in filter(None, container.values() if isinstance(container, dict) else container)
+            if type(child) in (dict, list)
+        ]
+        if not level:
+            return True
+    return False
 
 
 def read(path: Path, diagnostics: Diagnostics | None = None, name: str | None = None) -> Document:
     """Read and parse a model file (UTF-8; undecodable bytes are kept, as RapidJSON keeps them).
 
-    Raise OSError when it cannot be read, or holds more than MAX_MODEL_BYTES.
+    Raise OSError when it cannot be read, is not a regular file, or holds more than MAX_MODEL_BYTES.
     """
-    with path.open("rb") as file:
+    with open_regular(path) as file:
         raw = file.read(MAX_MODEL_BYTES + 1)
     if len(raw) > MAX_MODEL_BYTES:
         raise OSError(errno.EFBIG, f"it is larger than {MAX_MODEL_BYTES} bytes (16 MiB), the most opendml reads")
@@ -146,12 +262,17 @@ def read(path: Path, diagnostics: Diagnostics | None = None, name: str | None = 
 
 
 class _Parser:
-    """Recursive descent over the text; records where every member and element starts."""
+    """The exact parser: recursive descent over the text, which says where and why the text is not valid."""
 
     def __init__(self, text: str, name: str):
         self.text = text
         self.name = name
-        self.offsets: Offsets = {}
+
+    def document_value(self) -> Any:
+        start = self.skip(0)
+        if start == len(self.text):
+            raise self.error(start, "the document is empty; expected a JSON object")
+        return self.value(start, 0)[0]
 
     def error(self, offset: int, message: str) -> ModelError:
         return ModelError(self.location(offset), f"invalid JSON: {message}")
@@ -212,8 +333,7 @@ class _Parser:
 
     def object(self, offset: int, depth: int) -> tuple[dict[str, Any], int]:
         result: dict[str, Any] = {}
-        starts: dict[str, int] = {}
-        self.offsets[id(result)] = starts
+        starts: dict[str, int] = {}  # to say where a repeated member first was
         offset = self.skip(offset + 1)
         if self.text.startswith("}", offset):
             return result, offset + 1
@@ -237,13 +357,10 @@ class _Parser:
 
     def array(self, offset: int, depth: int) -> tuple[list[Any], int]:
         result: list[Any] = []
-        starts = array("q")
-        self.offsets[id(result)] = starts
         offset = self.skip(offset + 1)
         if self.text.startswith("]", offset):
             return result, offset + 1
         while True:
-            starts.append(offset)
             item, offset = self.value(offset, depth + 1)
             result.append(item)
             offset, closed = self.after_item(offset, "]", "an array element")

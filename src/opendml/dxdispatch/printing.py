@@ -17,6 +17,7 @@ import numpy as np
 
 from ..enums import TensorDataType
 from ..tensor import numpy_dtype
+from .files import open_regular
 from .resources import Resource
 
 __all__ = ["PrintFormat", "print_text", "format_value", "write_file"]
@@ -77,7 +78,7 @@ def write_file(resource: Resource, buffer: bytearray, target: Path, dimensions: 
     """
     path = target.absolute()
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as file:
+    with open_regular(path, "wb") as file:
         if path.suffix.lower() == ".npy":
             shape = dimensions or (resource.size_in_bytes // resource.element_size,)
             header = {"descr": numpy_dtype(resource.data_type).str, "fortran_order": False, "shape": tuple(shape)}

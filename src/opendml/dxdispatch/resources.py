@@ -19,8 +19,9 @@ round-to-nearest-even: 0.7 is stored as 0x3999, not 0x399A, and 65520 as 65504, 
 from __future__ import annotations
 
 import io
-import stat
-from collections.abc import Sequence
+import math
+import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,9 +31,10 @@ from ..enums import TensorDataType
 from ..errors import InvalidArgumentError
 from ..tensor import data_type_of, element_bits, numpy_dtype
 from .descs import read_enum
+from .files import open_regular
 from .jsonc import Node
 
-__all__ = ["Resource", "read_resource", "float16_truncated", "sequence", "pack", "MAX_RESOURCE_BYTES"]
+__all__ = ["Resource", "Initial", "read_resource", "float16_truncated", "fill_sequence", "pack", "MAX_RESOURCE_BYTES"]
 
 #: The bytes the resources of one model may hold in all (4 GiB). DirectML's tensors hold at most 2^32 - 1
 #: elements; a NumPy model runner needs no more, and a mistyped size must not exhaust the machine's memory.
@@ -46,6 +48,21 @@ _RESOURCE_FIELDS = (
     "resampleMode",
 )  # fmt: skip
 _INITIALIZER_FORMS = "{value, valueCount}, {valueStart, valueDelta, valueCount} or {sourcePath}"
+_CHUNK = 2**20  # elements a sequence is computed in at a time: its scratch memory stays small
+
+
+@dataclass(frozen=True)
+class Initial:
+    """A resource's initial bytes, written on demand into each buffer made for it: a constant or a sequence of
+    gigabytes never exists twice in memory (once as its values, once as the buffer)."""
+
+    size: int  # in bytes
+    fill: Callable[[np.ndarray], None]  # writes them into a uint8 array of ``size`` bytes
+
+    @classmethod
+    def of(cls, data: bytes | memoryview) -> Initial:
+        """Bytes already in memory (a list, a file)."""
+        return cls(len(data), lambda out: np.copyto(out, np.frombuffer(data, np.uint8)))
 
 
 @dataclass(frozen=True, eq=False)
@@ -54,7 +71,7 @@ class Resource:
 
     name: str
     data_type: TensorDataType  # initialValuesDataType; UNKNOWN for a mixed list or a deferred resource
-    initial_values: bytes
+    initial: Initial
     size_in_bytes: int
     node: Node
 
@@ -66,12 +83,17 @@ class Resource:
     @property
     def element_count(self) -> int:
         """The number of initial elements: what ``print`` shows (padding and rounding are not shown)."""
-        return len(self.initial_values) // self.element_size
+        return self.initial.size // self.element_size
+
+    @property
+    def initial_values(self) -> bytes:
+        """The initial bytes (made anew at each call)."""
+        return bytes(self.allocate()[: self.initial.size])
 
     def allocate(self) -> bytearray:
         """A fresh buffer holding the initial values at offset 0 and zeros after them."""
         buffer = bytearray(self.size_in_bytes)
-        buffer[: len(self.initial_values)] = self.initial_values
+        self.initial.fill(np.frombuffer(buffer, np.uint8, self.initial.size))
         return buffer
 
 
@@ -86,12 +108,12 @@ def read_resource(name: str, node: Node, base_dir: Path, room: int = MAX_RESOURC
     if isinstance(values.value, str):
         if values.value != "deferred":
             raise values.error(f'the only string initializer is "deferred", not {values.value!r}')
-        return Resource(name, data_type, b"", 0, node)  # an ONNX output: no storage, as in DxDispatch
+        return Resource(name, data_type, Initial.of(b""), 0, node)  # an ONNX output: no storage, as in DxDispatch
     explicit = node.optional("sizeInBytes", lambda n: _fits(n, n.uint(64), room, "sizeInBytes is"), None)
-    data, data_type = _initial_values(node, values, data_type, base_dir, room)
-    if not data:
+    initial, data_type = _initial_values(node, values, data_type, base_dir, room)
+    if not initial.size:
         raise values.error("the initial values are empty; a resource needs at least one value")
-    return Resource(name, data_type, data, _size_in_bytes(node, len(data), explicit, room), node)
+    return Resource(name, data_type, initial, _size_in_bytes(node, initial.size, explicit, room), node)
 
 
 def _fits(node: Node, size: int, room: int, what: str) -> int:
@@ -105,12 +127,12 @@ def _fits(node: Node, size: int, room: int, what: str) -> int:
     return size
 
 
-def _initial_values(resource: Node, values: Node, data_type: T, base_dir: Path, room: int) -> tuple[bytes, T]:
+def _initial_values(resource: Node, values: Node, data_type: T, base_dir: Path, room: int) -> tuple[Initial, T]:
     """The initial bytes, and the data type (a .npy file brings its own)."""
     if isinstance(values.value, list):
         if data_type == T.UNKNOWN:
-            return b"".join(map(_mixed_element, values.elements())), data_type
-        return pack([read_scalar(e, data_type) for e in values.elements()], data_type), data_type
+            return Initial.of(b"".join(map(_mixed_element, values.elements()))), data_type
+        return Initial.of(pack(_list_values(values, data_type), data_type)), data_type
     if not isinstance(values.value, dict):
         raise values.expected(f'an array of values, an initializer object {_INITIALIZER_FORMS} or "deferred"')
     values.warn_unknown(("value", "valueCount", "valueStart", "valueDelta", "sourcePath"), "an initializer")
@@ -118,11 +140,14 @@ def _initial_values(resource: Node, values: Node, data_type: T, base_dir: Path, 
         if values.first("valueStart", "sourcePath") is not None:
             raise values.error("value, valueStart and sourcePath are mutually exclusive")
         count = _value_count(resource, values, data_type, "constant", room)
-        return pack([read_scalar(values.require("value"), data_type)], data_type) * count, data_type
+        bits = int.from_bytes(pack([read_scalar(values.require("value"), data_type)], data_type), "little")
+        fill = lambda out: out.view(_bits_dtype(data_type)).fill(bits)  # noqa: E731
+        return Initial(count * _element_size(data_type), fill), data_type
     if values.get("valueStart") is not None:
         count = _value_count(resource, values, data_type, "sequence", room)
         start, delta = (read_scalar(values.require(k), data_type) for k in ("valueStart", "valueDelta"))
-        return sequence(start, delta, count, data_type).tobytes(), data_type
+        fill = lambda out: fill_sequence(out.view(numpy_dtype(data_type)), start, delta, data_type)  # noqa: E731
+        return Initial(count * _element_size(data_type), fill), data_type
     if values.get("sourcePath") is not None:
         return _from_file(resource, values.require("sourcePath"), data_type, base_dir, room)
     raise values.error(f"unknown initializer: expected {_INITIALIZER_FORMS}")
@@ -140,8 +165,17 @@ def _value_count(resource: Node, values: Node, data_type: T, form: str, room: in
     _known_type(resource, data_type, form)
     node = values.require("valueCount")
     count = node.uint()
-    _fits(node, count * (element_bits(data_type) // 8), room, f"{count} values of {data_type.name} take")
+    _fits(node, count * _element_size(data_type), room, f"{count} values of {data_type.name} take")
     return count
+
+
+def _element_size(data_type: T) -> int:
+    return element_bits(data_type) // 8
+
+
+def _bits_dtype(data_type: T) -> np.dtype:
+    """The unsigned little-endian dtype of ``data_type``'s size: its values as raw bits."""
+    return np.dtype(f"<u{_element_size(data_type)}")
 
 
 def _size_in_bytes(resource: Node, data_size: int, explicit: int | None, room: int) -> int:
@@ -169,6 +203,22 @@ def read_scalar(node: Node, data_type: T) -> int | float:
     return node.sint(bits) if data_type in _SIGNED else node.uint(bits)
 
 
+def _list_values(values: Node, data_type: T) -> np.ndarray:
+    """The values of a list initializer, converted at once (a model may hold millions). Only the elements that are
+    not plain numbers are read one by one; an error is raised at the first bad element, located."""
+    items = values.value
+    plain = {int, float} if data_type in _FLOATS else {int}  # bool is not int here: true is not a number
+    if not set(map(type, items)) <= plain:
+        items = [v if type(v) in plain else read_scalar(values.element(i), data_type) for i, v in enumerate(items)]
+    if data_type in _FLOATS:
+        return np.array(items, np.float64)  # as float(int) rounds; the parser has refused numbers beyond a double
+    bits = element_bits(data_type)
+    low, high = (-(2 ** (bits - 1)), 2 ** (bits - 1) - 1) if data_type in _SIGNED else (0, 2**bits - 1)
+    if items and not (low <= min(items) and max(items) <= high):
+        read_scalar(values.element(next(i for i, v in enumerate(items) if not low <= v <= high)), data_type)
+    return np.array(items, numpy_dtype(data_type))
+
+
 def _mixed_element(element: Node) -> bytes:
     """One ``{"type": T, "value": v}`` of a mixed list (DxDispatch packs HLSL constants this way)."""
     type_node = element.require("type")
@@ -178,7 +228,7 @@ def _mixed_element(element: Node) -> bytes:
     return pack([read_scalar(element.require("value"), data_type)], data_type)
 
 
-def pack(values: Sequence[int | float], data_type: T) -> bytes:
+def pack(values: Sequence[int | float] | np.ndarray, data_type: T) -> bytes:
     """Values (already range-checked) as the little-endian bytes of ``data_type``."""
     with np.errstate(over="ignore"):  # a double beyond float range becomes infinity, as a C cast makes it
         if data_type == T.FLOAT16:
@@ -208,26 +258,37 @@ def float16_truncated(values: np.ndarray) -> np.ndarray:
     return (sign | magnitude).astype(np.uint16).view(np.float16)
 
 
-def sequence(start: int | float, delta: int | float, count: int, data_type: T) -> np.ndarray:
-    """``x = start; count times: emit x; x += delta`` with every addition done in the element type."""
-    dtype = numpy_dtype(data_type)
+def fill_sequence(out: np.ndarray, start: int | float, delta: int | float, data_type: T) -> None:
+    """``x = start; for each element of out: store x; x += delta``, every addition done in the element type.
+
+    ``out`` is written in place, with scratch memory of a few megabytes whatever its size.
+    """
     if data_type == T.FLOAT16:
-        return _float16_sequence(start, delta, count)
-    if data_type in _FLOATS:
+        _float16_sequence(out, start, delta)
+    elif data_type in _FLOATS:
+        x, step = out.dtype.type(start), out.dtype.type(delta)
         with np.errstate(over="ignore", invalid="ignore"):
-            steps = np.full(count, delta, dtype)
-            steps[:1] = start
-            return np.cumsum(steps, out=steps)  # sequential adds in the element type
-    # C++ adds in integer arithmetic, then narrows modulo 2**bits: the values repeat every 2**bits.
-    unsigned = np.dtype(f"<u{dtype.itemsize}")
-    modulus = 2 ** (8 * dtype.itemsize)
-    period = np.arange(min(count, modulus), dtype=unsigned)
-    period *= unsigned.type(delta % modulus)  # wraps, as unsigned arrays do
-    period += unsigned.type(start % modulus)
-    return _looped(period, 0, count).view(dtype)
+            for begin in range(0, len(out), _CHUNK):
+                chunk = out[begin : begin + _CHUNK]
+                chunk.fill(step)
+                chunk[0] = x
+                np.cumsum(chunk, out=chunk)  # sequential adds in the element type
+                x = chunk[-1] + step
+    else:
+        # C++ adds in integer arithmetic, then narrows modulo 2**bits: x[i] = start + i * delta, wrapped. Unsigned
+        # arrays wrap, so each doubling is one vectorized add: x[n + i] = x[i] + n * delta.
+        bits = out.view(_bits_dtype(data_type))
+        modulus = 2 ** (8 * bits.itemsize)
+        first = min(len(bits), _CHUNK)
+        bits[:first] = np.arange(first, dtype=np.uint64) * np.uint64(delta % modulus) + np.uint64(start % modulus)
+        done = first
+        while done < len(bits):
+            n = min(done, len(bits) - done)
+            np.add(bits[:n], bits.dtype.type(done * delta % modulus), out=bits[done : done + n])
+            done += n
 
 
-def _float16_sequence(start: float, delta: float, count: int) -> np.ndarray:
+def _float16_sequence(out: np.ndarray, start: float, delta: float) -> None:
     """Half + half is computed in float, then truncated (half.hpp). Each value depends only on the one before and
     a half has 65536 values, so the sequence repeats within 65536 steps: follow it until a value comes back,
     then repeat the cycle it closed."""
@@ -237,72 +298,88 @@ def _float16_sequence(start: float, delta: float, count: int) -> np.ndarray:
         following = float16_truncated(every_half + np.float32(step)).view(np.uint16).tolist()
     bits, seen = [], {}  # the values so far (as bits), and where each first appears
     value = int(first.view(np.uint16))
-    while len(bits) < count and value not in seen:
+    while len(bits) < len(out) and value not in seen:
         seen[value] = len(bits)
         bits.append(value)
         value = following[value]
     loop_start = seen.get(value, 0)  # where the cycle closed by ``value`` starts, if the values came back to it
-    return _looped(np.array(bits, np.uint16), loop_start, count).view(np.float16)
+    _repeat_into(out.view(np.uint16), np.array(bits, np.uint16), loop_start)
 
 
-def _looped(head: np.ndarray, loop_start: int, count: int) -> np.ndarray:
-    """``count`` values of a sequence that, after ``head``, repeats ``head[loop_start:]`` again and again."""
-    if len(head) == count:
-        return head
-    result = np.empty(count, head.dtype)
-    result[: len(head)] = head
-    loop, rest = head[loop_start:], result[len(head) :]
-    laps = len(rest) // len(loop)
+def _repeat_into(out: np.ndarray, head: np.ndarray, loop_start: int) -> None:
+    """Fill ``out`` with ``head``, then ``head[loop_start:]`` again and again."""
+    out[: len(head)] = head
+    loop, rest = head[loop_start:], out[len(head) :]
+    laps = len(rest) // len(loop) if len(rest) else 0
     rest[: laps * len(loop)].reshape(laps, len(loop))[:] = loop
     rest[laps * len(loop) :] = loop[: len(rest) - laps * len(loop)]
-    return result
 
 
-def _from_file(resource: Node, source: Node, data_type: T, base_dir: Path, room: int) -> tuple[bytes, T]:
+def _from_file(resource: Node, source: Node, data_type: T, base_dir: Path, room: int) -> tuple[Initial, T]:
     """``{sourcePath}``: a .npy file (typed by its header) or raw bytes (typed by initialValuesDataType)."""
-    path = _input_path(base_dir, source.file_path())
-    suffix = path.suffix.lower()
+    written = source.file_path()
+    suffix = Path(written).suffix.lower()
     if suffix in (".jpg", ".png"):
         raise source.error(f"image initializers ({suffix}) are not supported by opendml; use a .npy file")
-    raw = _read_file(source, path, room)
+    path, raw = _read_file(source, base_dir, written, room)
     if suffix != ".npy":
         _known_type(resource, data_type, "raw file")
-        return raw, data_type
-    array = _read_npy(source, path, raw)
-    try:
-        file_type = data_type_of(array.dtype)
-    except InvalidArgumentError as error:
-        raise source.error(f"{str(path)!r}: {error}") from None
+        return Initial.of(raw), data_type
+    data, file_type = _npy_data(source, path, raw)
     if data_type not in (T.UNKNOWN, file_type):
         raise source.error(f"{str(path)!r} holds {file_type.name} data, but initialValuesDataType is {data_type.name}")
-    return array.tobytes(), file_type
+    return Initial.of(data), file_type
 
 
-def _read_file(source: Node, path: Path, room: int) -> bytes:
-    """The bytes of a regular file that fits in ``room`` (a FIFO could block, a device such as /dev/zero never end)."""
+def _read_file(source: Node, base_dir: Path, written: str, room: int) -> tuple[Path, bytes]:
+    """The path and bytes of a regular file that fits in ``room`` (a FIFO could block, a device such as /dev/zero
+    never end). Every OSError is this source's problem (a name too long, a folder that cannot be read...)."""
+    path = Path(written)
     try:
-        info = path.stat()
-        if not stat.S_ISREG(info.st_mode):
-            raise source.error(f"{str(path)!r} is not a regular file")
-        _fits(source, info.st_size, room, f"{str(path)!r} holds")
-        return path.read_bytes()
+        path = _input_path(base_dir, written)
+        with open_regular(path) as file:
+            size = os.fstat(file.fileno()).st_size
+            _fits(source, size, room, f"{str(path)!r} holds")
+            return path, file.read(size)
     except OSError as error:
         raise source.error(f"cannot read {str(path)!r}: {error.strerror}") from None
 
 
-def _read_npy(source: Node, path: Path, raw: bytes) -> np.ndarray:
+_NPY_HEADER_READERS = {(1, 0): np.lib.format.read_array_header_1_0, (2, 0): np.lib.format.read_array_header_2_0}
+
+
+def _npy_data(source: Node, path: Path, raw: bytes) -> tuple[memoryview, T]:
+    """The data bytes of a .npy file and their type. The header is checked against the file's size before any
+    array is made: a header can claim any shape, which ``np.load`` would allocate before noticing."""
+    stream = io.BytesIO(raw)
     try:
-        array = np.load(io.BytesIO(raw), allow_pickle=False)
+        version = np.lib.format.read_magic(stream)
+        if version not in _NPY_HEADER_READERS:
+            raise ValueError(f"format version {version[0]}.{version[1]} is not supported (1.0 and 2.0 are)")
+        shape, fortran_order, dtype = _NPY_HEADER_READERS[version](stream)
     except (ValueError, OSError, EOFError) as error:
         raise source.error(f"{str(path)!r} is not a valid .npy file: {error}") from None
-    if not isinstance(array, np.ndarray):
-        raise source.error(f"{str(path)!r} is an .npz archive, not a .npy array")
-    if not array.flags.c_contiguous:
+    try:
+        file_type = data_type_of(dtype)
+    except InvalidArgumentError as error:
+        raise source.error(f"{str(path)!r}: {error}") from None
+    if fortran_order and sum(size > 1 for size in shape) > 1:
         raise source.error(f"{str(path)!r} is stored in Fortran order; write it in C order")
-    return array
+    data = memoryview(raw)[stream.tell() :]
+    declared = math.prod(shape) * dtype.itemsize
+    if declared != len(data):
+        raise source.error(
+            f"{str(path)!r} is not a valid .npy file: its header declares shape {shape} of {dtype.str}, "
+            f"{declared} bytes, but {len(data)} bytes follow the header; write the file again with numpy.save"
+        )
+    return data, file_type
 
 
 def _input_path(base_dir: Path, source: str) -> Path:
     """As DxDispatch resolves input files: next to the model if it exists there, else from the current folder."""
     beside_model = base_dir / source
-    return beside_model if beside_model.exists() else Path(source).absolute()
+    try:
+        found = beside_model.exists()
+    except OSError:  # a name too long, a folder that cannot be searched: opening the file says why
+        found = False
+    return beside_model if found else Path(source).absolute()

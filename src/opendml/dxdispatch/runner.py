@@ -11,6 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TextIO, TypeVar
 
+import numpy as np
+
 from ..binding import Bound, BufferBinding
 from ..device import CompiledOperator, Device
 from ..errors import DMLError, InvalidArgumentError
@@ -40,7 +42,8 @@ class Session:
         for name, dispatchable in model.dispatchables.items():
             with diagnostics.item():
                 self.compiled[name] = _compile(device, dispatchable)
-        scratch = {name: resource.allocate() for name, resource in model.resources.items()}
+        # Zeros the system gives lazily: checking a binding reads nothing, so a huge resource costs no memory yet.
+        scratch = {name: np.zeros(resource.size_in_bytes, np.uint8) for name, resource in model.resources.items()}
         for command in model.commands:
             compiled = isinstance(command, Dispatch) and self.compiled.get(command.dispatchable.name)
             if compiled:
@@ -93,7 +96,7 @@ def _compile(device: Device, dispatchable: Dispatchable) -> CompiledOperator:
     return device.compile_operator(device.create_operator(dispatchable.desc), dispatchable.execution_flags)
 
 
-def _check_bindings(command: Dispatch, compiled: CompiledOperator, scratch: dict[str, bytearray]) -> None:
+def _check_bindings(command: Dispatch, compiled: CompiledOperator, scratch: dict[str, np.ndarray]) -> None:
     """Bind every tensor as the dispatch will, to buffers of the same sizes, and check DirectML's hazard rules."""
 
     def bind(binding: TensorBinding) -> Bound:

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..enums import OperatorType
 
-__all__ = ["BACKENDS", "KERNELS", "Kernel", "register", "kernel_for"]
+__all__ = ["BACKENDS", "KERNELS", "Kernel", "register", "kernel_for", "apply_fused_activation"]
 
 Kernel = Callable[[Any, tuple, tuple], None]
 
@@ -50,3 +50,14 @@ def kernel_for(operator_type: OperatorType, backend: str) -> tuple[str, Kernel]:
     wanted = BACKENDS[::-1] if backend == "auto" else (backend, "reference")
     chosen = next(b for b in wanted if b in per_backend)
     return chosen, per_backend[chosen]
+
+
+def apply_fused_activation(desc: Any, outputs: tuple) -> None:
+    """Apply the host descriptor's ``fused_activation`` (if set) to its ``outputs``, in place, with the
+    activation's own reference kernel: a fused result is, bit for bit, the host followed by the activation."""
+    fused = getattr(desc, "fused_activation", None)
+    if fused is None:
+        return
+    kernel = KERNELS[fused.operator_type]["reference"]
+    for out in outputs:
+        kernel(fused, (out,), (out,))

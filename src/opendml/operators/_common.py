@@ -11,3 +11,8 @@ SAME_AS_INPUT = (
     Same("DimensionCount", "InputTensor", "OutputTensor"),
     Same("Sizes", "InputTensor", "OutputTensor"),
 )
+
+
+def same_type_and_shape(*tensors: str) -> list[Same]:
+    """The tensors must have the same DataType, DimensionCount and Sizes (most element-wise pages' constraint)."""
+    return [Same(attribute, *tensors) for attribute in ("DataType", "DimensionCount", "Sizes")]

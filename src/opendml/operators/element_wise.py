@@ -58,3 +58,33 @@ class ElementWiseIfOperatorDesc(OperatorDesc):
     a_tensor: BufferTensorDesc = input_tensor()
     b_tensor: BufferTensorDesc = input_tensor()
     output_tensor: BufferTensorDesc = output_tensor()
+
+
+# https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_add1_operator_desc
+from typing import Any  # noqa: E402
+
+from ..schema import fused_activation  # noqa: E402
+from ._common import FLOATS, same_type_and_shape  # noqa: E402
+
+__all__ += ["ElementWiseAdd1OperatorDesc"]
+_ADD1 = ("ATensor", "BTensor", "OutputTensor")
+
+
+@operator(
+    OperatorType.ELEMENT_WISE_ADD1,
+    introduced=FL.FL_2_0,
+    support=[
+        row(FL.FL_3_0, **{name: supports(1, 8, *FLOATS) for name in _ADD1}),
+        row(FL.FL_2_0, **{name: supports(4, 5, *FLOATS) for name in _ADD1}),
+    ],
+    constraints=same_type_and_shape(*_ADD1),
+    in_place=True,
+    output_rule=OutputRule(like="ATensor"),
+)
+class ElementWiseAdd1OperatorDesc(OperatorDesc):
+    """DML_ELEMENT_WISE_ADD1_OPERATOR_DESC: ``FusedActivation(a + b)``, element by element."""
+
+    a_tensor: BufferTensorDesc = input_tensor()
+    b_tensor: BufferTensorDesc = input_tensor()
+    output_tensor: BufferTensorDesc = output_tensor()
+    fused_activation: Any = fused_activation()

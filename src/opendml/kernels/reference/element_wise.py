@@ -23,3 +23,17 @@ def element_wise_if(desc, inputs, outputs) -> None:
     np.bitwise_xor(a.view(bits), b_raw, out=raw)
     np.bitwise_and(raw, mask, out=raw)
     np.bitwise_xor(raw, b_raw, out=raw)
+
+
+from .. import apply_fused_activation  # noqa: E402
+
+
+@register(OperatorType.ELEMENT_WISE_ADD1)
+def element_wise_add1(desc, inputs, outputs) -> None:
+    """``FusedActivation(a + b)``: the IEEE sum in the tensors' type, correctly rounded (NumPy adds FLOAT16 in
+    float32, whose 24 bits make that double rounding innocuous), then the fused activation, on the output in
+    place."""
+    (a, b), (out,) = inputs, outputs
+    with np.errstate(all="ignore"):  # inf + -inf is NaN and an overflow is inf: results, not warnings
+        np.add(a, b, out=out)
+    apply_fused_activation(desc, outputs)

@@ -441,15 +441,17 @@ def binding_valid(plan: TensorPlan) -> bool | None:
     return size >= required_total(plan)
 
 
-def hazards_valid(in_place: bool, inputs: list[TensorPlan], outputs: list[TensorPlan]) -> bool:
+def hazards_valid(in_place: bool | tuple[str, ...], inputs: list[TensorPlan], outputs: list[TensorPlan]) -> bool:
     """Inputs may overlap freely; an output may overlap no other output, and an input only when both bound
-    ranges are identical and the operator runs in place."""
+    ranges are identical and the operator runs in place over that input (``in_place``: True for any input, or
+    the C names of those the output may alias)."""
     bound = [out for out in outputs if out.bind != "none"]
     for i, out in enumerate(bound):
         if any(overlap(out.region, other.region) for other in bound[i + 1 :]):
             return False
         for plan in inputs:
-            if overlap(out.region, plan.region) and (out.region != plan.region or not in_place):
+            aliasable = in_place is True or (bool(in_place) and plan.c_name in in_place)
+            if overlap(out.region, plan.region) and (out.region != plan.region or not aliasable):
                 return False
     return True
 

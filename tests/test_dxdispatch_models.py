@@ -17,6 +17,11 @@ GOLDEN = {
     "argmax_axes_1": "Resource 'input': 1, 2, 3, 3, 0, 4, 2, 5, 2\nResource 'output': 2, 2, 1\n",
     "argmax_all_axes": "Resource 'input': 1, 2, 3, 3, 0, 4, 2, 5, 2\nResource 'output': 7\n",
     "argmax_axis_direction": "Resource 'input': 3, 2, 1, 2, 3\nResource 'first': 0\nResource 'last': 4\n",
+    "dml_element_wise_add": "Resource 'A': 1, 2, 3\nResource 'B': 10, 20, 30.5\nResource 'Out': 11, 22, 33.5\n",
+    "dml_element_wise_clip": (  # in place: the one resource before and after
+        "Resource 'A': -4, -3, -2, -1, 0, 1, 2, 3, 4\nResource 'A': -2.5, -2.5, -2, -1, 0, 1, 2, 2.5, 2.5\n"
+    ),
+    "dml_element_wise_identity": "Resource 'A': 1, 2, 3\nResource 'Out': 3, 5, 7\n",  # ScaleBias {2, 1}
     "element_wise_if": (
         "Resource 'condition': \x01, \x00, \x01, \x01\n"  # UINT8 prints as raw characters, as in DxDispatch
         "Resource 'a': 1, 2, 3, 4\nResource 'b': 9, 8, 7, 6\nResource 'output': 1, 8, 3, 4\n"

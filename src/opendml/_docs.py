@@ -22,10 +22,13 @@ def operator_table() -> str:
             first = i == 0
             lines.append(
                 f"| {schema.c_name if first else ''} | {schema.introduced.version if first else ''} "
-                f"| {label}{row.feature_level.version}+ | {cells} | "
-                f"{('yes' if schema.in_place else 'no') if first else ''} |"
+                f"| {label}{row.feature_level.version}+ | {cells} | {_in_place(schema.in_place) if first else ''} |"
             )
     return "\n".join(lines)
+
+
+def _in_place(in_place: bool | tuple[str, ...]) -> str:
+    return f"over {', '.join(in_place)}" if isinstance(in_place, tuple) else ("yes" if in_place else "no")
 
 
 def _labelled_rows(schema):

@@ -179,11 +179,14 @@ class TensorPlan:
         return view
 
 
-def check_hazards(operator_name: str, inputs: list[Bound], outputs: list[Bound], in_place: bool) -> None:
+def check_hazards(
+    operator_name: str, inputs: list[Bound], outputs: list[Bound], in_place: bool | tuple[str, ...]
+) -> None:
     """DirectML's binding-hazard rules (BindInputs, DirectML 1.7+).
 
     Inputs may overlap each other freely. An output may overlap an input only when the two bound ranges are
-    identical and the operator supports in-place execution; any other overlap with an output is invalid.
+    identical and the operator supports in-place execution (``in_place``: True for any input, or the C names of
+    the inputs the output may alias); any other overlap with an output is invalid.
     """
 
     def overlaps(a: Bound, b: Bound) -> bool:
@@ -205,6 +208,11 @@ def check_hazards(operator_name: str, inputs: list[Bound], outputs: list[Bound],
                 raise InvalidArgumentError(
                     f"{operator_name}: {out.name} is bound to the same memory as {source.name}, but the operator "
                     "does not support in-place execution"
+                )
+            if in_place is not True and source.name not in in_place:
+                raise InvalidArgumentError(
+                    f"{operator_name}: {out.name} is bound to the same memory as {source.name}, but the operator "
+                    f"runs in place only over {' or '.join(in_place)}"
                 )
 
 

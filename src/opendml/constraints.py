@@ -17,7 +17,17 @@ from .enums import TENSOR_DIMENSION_COUNT_MAX1, FeatureLevel, TensorDataType
 from .problems import Problem, summarised
 from .tensor import numpy_dtype
 
-__all__ = ["Same", "ValidAxes", "ReducedOutputSizes", "IndexFitsOutput", "EffectiveRankAtMost", "When", "AtLeast"]
+__all__ = [
+    "Same",
+    "TypeOfField",
+    "Below",
+    "ValidAxes",
+    "ReducedOutputSizes",
+    "IndexFitsOutput",
+    "EffectiveRankAtMost",
+    "When",
+    "AtLeast",
+]
 
 
 def _get(desc, c_name: str):
@@ -77,6 +87,27 @@ class Same:
 
     def __str__(self) -> str:
         return f"{_join(self.tensors)} must have the same {self.attribute}"
+
+
+@dataclass(frozen=True)
+class TypeOfField:
+    """A DML_TENSOR_DATA_TYPE field (CLIP1's MinMaxDataType) must be the tensor's DataType."""
+
+    field: str
+    tensor: str
+
+    def fields(self) -> tuple[str, ...]:
+        return (self.field, self.tensor)
+
+    def check(self, desc) -> list[Problem]:
+        data_type, tensor = _get(desc, self.field), _get(desc, self.tensor)
+        if data_type == tensor.data_type:
+            return []
+        return [Problem(f"{self.field} is {data_type.name}, but {self.tensor}.DataType is {tensor.data_type.name}; "
+                        "they must match", self.field)]  # fmt: skip
+
+    def __str__(self) -> str:
+        return f"{self.field} must equal {self.tensor}.DataType"
 
 
 @dataclass(frozen=True)
@@ -263,6 +294,34 @@ class AtLeast:
     def __str__(self) -> str:
         below = f" below {self.lifted_in.c_name}" if self.lifted_in else ""
         return f"{self.field} must be at least {self.minimum:g}{below}"
+
+
+@dataclass(frozen=True)
+class Below:
+    """Rules that hold only on devices below ``feature_level`` (POW: until 3_0 ExponentTensor has InputTensor's
+    DataType). Validation calls :meth:`check_at` with the device's level."""
+
+    feature_level: FeatureLevel
+    rules: tuple
+
+    def __init__(self, feature_level: FeatureLevel, *rules):
+        object.__setattr__(self, "feature_level", feature_level)
+        object.__setattr__(self, "rules", rules)
+
+    def fields(self) -> tuple[str, ...]:
+        return tuple(name for rule in self.rules for name in rule.fields())
+
+    def check(self, desc) -> list[Problem]:
+        return []  # the rules depend on the feature level: see check_at
+
+    def check_at(self, desc, feature_level: FeatureLevel) -> list[Problem]:
+        if feature_level >= self.feature_level:
+            return []
+        return [Problem(f"below {self.feature_level.c_name}, {p.text}", p.field, p.member, p.index)
+                for rule in self.rules for p in rule.check(desc)]  # fmt: skip
+
+    def __str__(self) -> str:
+        return f"below {self.feature_level.c_name}: " + "; ".join(str(rule) for rule in self.rules)
 
 
 def _join(names: tuple[str, ...]) -> str:

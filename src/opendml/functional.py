@@ -6,6 +6,11 @@ One function per registered operator, derived from its declaration (nothing here
 ``xxx_tensor`` is ``xxx``), then the descriptor's other fields, with DirectMLX's defaults where the declaration
 records one (``dmlx_default``). Outputs take their sizes and data type from the operator's
 :class:`~opendml.schema.OutputRule`. Compiled operators are cached per device and descriptor.
+
+Inputs that the operator requires to have the same Sizes (a ``Same("Sizes", ...)`` rule: A and B of the binary
+ELEMENT_WISE members, IF's three inputs, POW's exponent) broadcast as NumPy broadcasts them:
+``F.element_wise_add(a[2, 3], b[3])`` gives every tensor Sizes {2, 3} and b Strides {0, 1}, the zero-stride
+form DirectML callers (onnxruntime among them) use; the smaller array is bound as a buffer, never expanded.
 """
 
 from __future__ import annotations
@@ -20,10 +25,12 @@ from typing import Any
 
 import numpy as np
 
+from .binding import BufferBinding
+from .constraints import Same
 from .device import CompiledOperator, Device
 from .errors import InvalidArgumentError
 from .schema import REGISTRY, FieldSpec, OperatorDesc, OperatorSchema
-from .tensor import BufferTensorDesc
+from .tensor import BufferTensorDesc, packed_strides
 
 __all__ = ["default_device", "parameter_name"]
 
@@ -68,8 +75,34 @@ def _array(x: Any, name: str) -> np.ndarray:
     return x
 
 
+def _broadcast_group(schema: OperatorSchema) -> frozenset[str]:
+    """The inputs (C names) that must share Sizes with another input: those NumPy-broadcast together."""
+    inputs = {spec.c_name for spec in schema.input_fields}
+    group: set[str] = set()
+    for rule in schema.constraints:
+        if isinstance(rule, Same) and rule.attribute == "Sizes" and len(inputs & set(rule.tensors)) > 1:
+            group |= inputs & set(rule.tensors)
+    return frozenset(group)
+
+
+def _broadcast_desc(array: np.ndarray, shape: tuple[int, ...]) -> BufferTensorDesc:
+    """``array`` read with ``shape``: right-aligned, stride 0 in every dimension it lacks or has as 1."""
+    own = (1,) * (len(shape) - array.ndim) + array.shape
+    strides = tuple(0 if size == 1 else stride for size, stride in zip(own, packed_strides(own)))
+    return BufferTensorDesc(BufferTensorDesc.like(array).data_type, shape, strides)
+
+
+def _as_buffer(array: np.ndarray) -> BufferBinding:
+    """A broadcast input's binding: its elements, packed, in a buffer of whole DWORDs (as DirectML sizes them)."""
+    data = np.ascontiguousarray(array).reshape(-1).view(np.uint8)
+    if data.size % 4:
+        data = np.concatenate([data, np.zeros(4 - data.size % 4, np.uint8)])
+    return BufferBinding(data)
+
+
 def _make(schema: OperatorSchema) -> Callable[..., Any]:
     rule = schema.output_rule
+    group = _broadcast_group(schema)
     tensors = [(spec, parameter_name(spec)) for spec in schema.input_fields]
     others = [spec for spec in schema.fields if not spec.is_tensor]
     parameters = [
@@ -92,7 +125,7 @@ def _make(schema: OperatorSchema) -> Callable[..., Any]:
     parameters.append(inspect.Parameter("device", inspect.Parameter.KEYWORD_ONLY, default=None))
     signature = inspect.Signature(_sorted_defaults(parameters))
 
-    def build(args: tuple, kwargs: dict) -> tuple[CompiledOperator, list]:
+    def build(args: tuple, kwargs: dict) -> tuple[CompiledOperator, list, frozenset[int]]:
         try:
             bound = signature.bind(*args, **kwargs)
         except TypeError as error:
@@ -107,6 +140,7 @@ def _make(schema: OperatorSchema) -> Callable[..., Any]:
                 continue
             arrays.append(_array(given, parameter))
             descs[spec.c_name] = BufferTensorDesc.like(given)
+        broadcast = _broadcast(arrays, descs)
         fields = {spec.name: values[spec.name] for spec in others}
         # Normalise the non-tensor fields once (an iterator of axes is read here, once), then derive the outputs.
         for spec in others:
@@ -117,22 +151,45 @@ def _make(schema: OperatorSchema) -> Callable[..., Any]:
         tensor_values = {spec.name: descs.get(spec.c_name) for spec in schema.tensor_fields}
         desc = schema.desc_class(**tensor_values, **fields)
         device = values["device"] or default_device()
-        return _compiled(device, desc, _float_bits(desc)), arrays
+        return _compiled(device, desc, _float_bits(desc)), arrays, broadcast
+
+    def _broadcast(arrays: list, descs: dict) -> frozenset[int]:
+        """Broadcast the group's arrays when their shapes differ: their descs get the common Sizes and zero strides;
+        returns the positions of the arrays to bind as buffers."""
+        members = [(i, spec.c_name) for i, (spec, _) in enumerate(tensors)
+                   if spec.c_name in group and arrays[i] is not None]  # fmt: skip
+        shapes = {arrays[i].shape for i, _ in members}
+        if len(shapes) < 2:
+            return frozenset()
+        try:
+            shape = np.broadcast_shapes(*shapes)
+        except ValueError:
+            listed = ", ".join(f"{c_name} {arrays[i].shape}" for i, c_name in members)
+            raise InvalidArgumentError(f"{schema.c_name}: the shapes do not broadcast together: {listed}") from None
+        moved = set()
+        for i, c_name in members:
+            if arrays[i].shape != shape:
+                descs[c_name] = _broadcast_desc(arrays[i], shape)
+                moved.add(i)
+        return frozenset(moved)
 
     names = [parameter for _, parameter in tensors]
-    calls: dict[Any, CompiledOperator] = {}  # a call's shape (dtypes, shapes, values) -> its compiled operator
+    calls: dict[Any, tuple[CompiledOperator, frozenset[int]]] = {}  # a call's shape -> its compiled operator
 
     def function(*args: Any, **kwargs: Any) -> Any:
         key = _call_key(args, kwargs)
-        compiled = calls.get(key) if key is not None else None
-        if compiled is None:
-            compiled, arrays = build(args, kwargs)
+        cached = calls.get(key) if key is not None else None
+        if cached is None:
+            compiled, arrays, broadcast = build(args, kwargs)
             if key is not None:
                 if len(calls) >= _CALLS_MAX:
                     calls.clear()
-                calls[key] = compiled
+                calls[key] = compiled, broadcast
         else:  # the same call shape as one that bound and validated: the tensors are the leading parameters
+            compiled, broadcast = cached
             arrays = [args[i] if i < len(args) else kwargs.get(n) for i, n in enumerate(names)]
+        if broadcast:
+            arrays = [_as_buffer(a) if i in broadcast else a for i, a in enumerate(arrays)]
         results = compiled.execute(arrays)
         return results[0] if len(results) == 1 else results
 

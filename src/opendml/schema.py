@@ -356,7 +356,9 @@ class ScalarUnion(Kind):
         return value.item() if isinstance(value, np.generic) else value
 
     def read_json(self, fields: Any, spec: FieldSpec, json: Any) -> Any:
-        return json.read_scalar_union(fields.require(spec.c_name))
+        type_node = fields.require(self.data_type_field)
+        data_type = json.read_enum(type_node, TensorDataType)
+        return json.read_scalar_union(fields.require(spec.c_name), data_type, type_node)
 
     def problems(self, desc: OperatorDesc, spec: FieldSpec, feature_level: FeatureLevel) -> list[Problem]:
         from .tensor import scalar_union_problem  # the range rules of each data type live with the data types
@@ -579,7 +581,8 @@ class OperatorSchema:
     fields: tuple[FieldSpec, ...]
     support: tuple[SupportRow, ...] | SupportBy  # rows highest feature level first
     constraints: tuple[Any, ...]  # rules with check(desc) -> list[Problem], fields() and a str() for the docs
-    in_place: bool
+    #: True: the output may alias any input; a tuple of input C names: only those (POW's InputTensor).
+    in_place: bool | tuple[str, ...]
     fusable: bool
     output_rule: OutputRule
 
@@ -677,7 +680,7 @@ def operator(
     introduced: FeatureLevel,
     support: Iterable[SupportRow] | SupportBy,
     constraints: Iterable[Any] = (),
-    in_place: bool = False,
+    in_place: bool | tuple[str, ...] = False,
     fusable: bool = False,
     output_rule: OutputRule = OutputRule(),
 ) -> Callable[[type], type]:
@@ -749,6 +752,8 @@ def _check_declaration(schema: OperatorSchema) -> None:
         unknown = [name for name in rule.fields() if name not in c_names]
         if unknown:
             raise TypeError(f"{where}: the constraint {rule!s} names {', '.join(unknown)}, which is not a field")
+    if isinstance(schema.in_place, tuple) and not set(schema.in_place) <= {f.c_name for f in schema.input_fields}:
+        raise TypeError(f"{where}: in_place names {schema.in_place}, but the inputs are {sorted(tensor_names)}")
     for f in schema.fields:
         if isinstance(f.kind, ScalarUnion) and f.kind.data_type_field not in c_names:
             raise TypeError(f"{where}: {f.c_name} is read as {f.kind.data_type_field}, which is not a field")

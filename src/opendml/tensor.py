@@ -274,20 +274,40 @@ def tensor_desc_problems(desc: BufferTensorDesc) -> list[tuple[str, str | None, 
 
 
 def scalar_union_problem(value: int | float, data_type: TensorDataType) -> str | None:
-    """Why ``value`` cannot be held exactly by a DML_SCALAR_UNION read as ``data_type`` (None when it can)."""
-    if data_type == TensorDataType.UNKNOWN:
-        return "cannot be read: its data type is DML_TENSOR_DATA_TYPE_UNKNOWN"
+    """Why ``value`` cannot be held by a DML_SCALAR_UNION read as ``data_type`` (None when it can).
+
+    An integer type holds integers of its range exactly (``3.0`` is the integer 3; ``2.5`` is refused). A float
+    type holds any number, rounded to nearest as C's assignment to ``.Float32`` rounds, NaN and infinities
+    included; a finite value that would round to infinity is refused.
+    """
+    if _DATA_TYPES[data_type][1] is None:  # UNKNOWN, INT4, UINT4
+        return f"cannot be read: its data type is {TensorDataType(data_type).c_name}"
     dtype = numpy_dtype(data_type)
     if dtype.kind == "f":
-        if not math.isfinite(value) or (math.isfinite(value) and abs(value) <= float(np.finfo(dtype).max)):
+        if isinstance(value, float) and not math.isfinite(value):
             return None
-        return f"is {value}, beyond the range of {data_type.name} (largest finite {float(np.finfo(dtype).max):g})"
+        try:
+            with np.errstate(over="ignore"):
+                rounded = np.array(float(value), np.float64).astype(dtype)
+        except OverflowError:  # an int beyond double's range
+            rounded = np.inf
+        if np.isinf(rounded):
+            return f"is {value}, beyond the range of {data_type.name} (largest finite {float(np.finfo(dtype).max):g})"
+        return None
     info = np.iinfo(dtype)
     if isinstance(value, float) and not value.is_integer():
         return f"is {value}, which {data_type.name} cannot hold exactly (an integer type)"
     if not info.min <= value <= info.max:
         return f"is {value}, outside the range of {data_type.name} [{info.min}, {info.max}]"
     return None
+
+
+def scalar_union_value(value: int | float, data_type: TensorDataType) -> np.generic:
+    """The scalar a valid DML_SCALAR_UNION holds, as a NumPy scalar of ``data_type`` (floats rounded to nearest)."""
+    dtype = numpy_dtype(data_type)
+    if dtype.kind == "f":
+        return np.array(float(value), np.float64).astype(dtype)[()]
+    return np.array(int(value), dtype)[()]
 
 
 def overlap_problem(sizes: Sequence[int], strides: Sequence[int]) -> str | None:

@@ -36,6 +36,7 @@ __all__ = [
     "random_shape",
     "random_values",
     "schema",
+    "FromTypes",
 ]
 
 T = dml.TensorDataType
@@ -79,6 +80,14 @@ class Case:
 
 
 CASES: dict[dml.OperatorType, Case] = {}
+
+
+@dataclass(frozen=True)
+class FromTypes:
+    """A field value that depends on the tensor data types chosen (C name -> TensorDataType), such as CLIP1's
+    MinMaxDataType, which must be the output's: ``params`` may return one, :func:`make_desc` resolves it."""
+
+    resolve: Callable[[dict[str, Any]], Any]
 
 
 def register(*cases: Case) -> None:
@@ -134,7 +143,8 @@ def make_desc(
         desc = dml.BufferTensorDesc(types[spec.c_name], tuple(sizes), strides.get(spec.c_name))
         inputs[spec.c_name] = desc
         tensors[spec.name] = desc
-    fields = {k: v for k, v in params.items() if not any(k == f.name for f in s.tensor_fields)}
+    fields = {k: v.resolve(types) if isinstance(v, FromTypes) else v for k, v in params.items()
+              if not any(k == f.name for f in s.tensor_fields)}  # fmt: skip
     normalised = {
         spec.name: spec.kind.normalise(fields[spec.name], spec.c_name) for spec in s.fields if spec.name in fields
     }

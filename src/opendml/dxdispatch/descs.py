@@ -16,6 +16,8 @@ import enum
 import functools
 from typing import Any
 
+import numpy as np
+
 from ..enums import OperatorType, TensorDataType, TensorFlags, TensorType
 from ..errors import InvalidArgumentError, OperatorNotImplementedError
 from ..problems import Problem
@@ -152,13 +154,37 @@ def read_struct(node: Node, struct_type: type) -> Any:
         raise node.error(str(error)) from None
 
 
-def read_scalar_union(node: Node) -> int | float:
-    """A DML_SCALAR_UNION: a JSON number (read later through its data-type field), or "nan"/"inf"/"-inf"."""
-    if isinstance(node.value, int) and not isinstance(node.value, bool):
-        if not -(2**63) <= node.value <= 2**64 - 1:
-            raise node.error(f"{node.value} does not fit any DML_SCALAR_UNION member (64 bits at most)")
-        return node.value
-    return node.real()
+#: The member of DxDispatch's object form of a DML_SCALAR_UNION, per data type (FLOAT16 is given as raw bits).
+_UNION_MEMBERS = {
+    TensorDataType.FLOAT16: "UInt16", TensorDataType.FLOAT32: "Float32", TensorDataType.FLOAT64: "Float64",
+    TensorDataType.UINT8: "UInt8", TensorDataType.UINT16: "UInt16", TensorDataType.UINT32: "UInt32",
+    TensorDataType.UINT64: "UInt64", TensorDataType.INT8: "Int8", TensorDataType.INT16: "Int16",
+    TensorDataType.INT32: "Int32", TensorDataType.INT64: "Int64",
+}  # fmt: skip
+
+
+def read_scalar_union(node: Node, data_type: TensorDataType, data_type_node: Node) -> int | float:
+    """A DML_SCALAR_UNION read as ``data_type``, in DxDispatch's two forms: a number (an integer type takes a JSON
+    integer in its range; a float type also "nan"/"inf"/"-inf"; FLOAT16 is truncated as DxDispatch's half is), or an
+    object whose one member names the union member (``{"Int32": 5}``, ``{"Float32": 1.5}``, FLOAT16 as raw bits
+    ``{"UInt16": 15360}``)."""
+    from .resources import float16_truncated, read_scalar  # resources reads enums from this module
+
+    member = _UNION_MEMBERS.get(data_type)
+    if member is None:
+        raise data_type_node.error(f"{data_type.name} cannot type a DML_SCALAR_UNION")
+    if isinstance(node.value, dict):
+        node.warn_unknown((member,), f"DML_SCALAR_UNION read as {data_type.name}")
+        value = node.require(member)
+        if data_type == TensorDataType.FLOAT16:
+            return float(np.array(value.uint(16), np.uint16).view(np.float16))
+        return read_scalar(value, data_type)
+    if isinstance(node.value, (list, bool)) or node.value is None:
+        form = f'a number or an object {{"{member}": ...}}'
+        raise node.expected(f"{form} (a DML_SCALAR_UNION read as {data_type.name})")
+    if data_type == TensorDataType.FLOAT16:
+        return float(float16_truncated(np.float32(node.real()))[()])
+    return read_scalar(node, data_type)
 
 
 def read_nested_operator_desc(node: Node) -> OperatorDesc:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from ..constraints import EffectiveRankAtMost, ValidAxes
+from ..constraints import ValidAxes
 from ..enums import FeatureLevel as FL
 from ..enums import OperatorType
 from ..schema import (
     OperatorDesc,
-    declare,
     float_field,
     input_tensor,
     operator,
@@ -19,15 +18,7 @@ from ..schema import (
 from ..tensor import BufferTensorDesc
 from ._common import FLOATS, SAME_AS_INPUT
 
-__all__ = [
-    "ActivationHardmax1OperatorDesc",
-    "ActivationLogSoftmax1OperatorDesc",
-    "ActivationHardSigmoidOperatorDesc",
-    "ActivationHardmaxOperatorDesc",
-    "ActivationLogSoftmaxOperatorDesc",
-    "ActivationSoftmaxOperatorDesc",
-    "ActivationSoftmax1OperatorDesc",
-]
+__all__ = ["ActivationHardmax1OperatorDesc", "ActivationLogSoftmax1OperatorDesc", "ActivationHardSigmoidOperatorDesc"]
 
 
 # https://learn.microsoft.com/windows/ai/directml/api/ns-directml-dml_activation_hardmax1_operator_desc
@@ -63,6 +54,17 @@ class ActivationLogSoftmax1OperatorDesc(OperatorDesc):
 # The softmax family beside HARDMAX1 and LOG_SOFTMAX1: the v0 operators reduce the last axis of an input of
 # effective rank at most 2 (pages ns-directml-dml_activation_{hardmax,log_softmax,softmax}_operator_desc);
 # SOFTMAX1 reduces any axes (windows/ai/directml/api/ns-directml-dml_activation_softmax1_operator_desc).
+from ..constraints import EffectiveRankAtMost  # noqa: E402
+from ..schema import declare  # noqa: E402
+
+__all__ += [
+    "ActivationHardmaxOperatorDesc",
+    "ActivationLogSoftmaxOperatorDesc",
+    "ActivationSoftmaxOperatorDesc",
+    "ActivationSoftmax1OperatorDesc",
+]
+
+
 def _float_rows(*levels: tuple[FL, int, int]) -> list:
     return [row(fl, InputTensor=supports(low, high, *FLOATS), OutputTensor=supports(low, high, *FLOATS))
             for fl, low, high in levels]  # fmt: skip

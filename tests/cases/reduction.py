@@ -23,73 +23,48 @@ ARGMAX_PAGE = np.array([[1, 2, 3], [3, 0, 4], [2, 5, 2]], np.float32)
 u32 = lambda values: np.array(values, np.uint32)  # noqa: E731
 INCREASING, DECREASING = dml.AxisDirection.INCREASING, dml.AxisDirection.DECREASING
 
-register(
-    Case(
-        OT.ARGMAX,
-        ("InputTensor", "OutputTensor", "AxisCount", "Axes", "AxisDirection"),
-        reference=lambda desc, inputs: [ref.argmax(inputs[0], desc.axes, int(desc.axis_direction))],
-        check=bits_equal,
-        params=argmax_params,
-        examples=(
-            Example(
-                "axes 0",
-                (ARGMAX_PAGE,),
-                (u32([[1, 2, 1]]),),
-                {"axes": (0,), "axis_direction": INCREASING},
-                {"OutputTensor": T.UINT32},
-            ),
-            Example(
-                "axes 1",
-                (ARGMAX_PAGE,),
-                (u32([[2], [2], [1]]),),
-                {"axes": (1,), "axis_direction": INCREASING},
-                {"OutputTensor": T.UINT32},
-            ),
-            Example(
-                "axes 0 1",
-                (ARGMAX_PAGE,),
-                (u32([[7]]),),
-                {"axes": (0, 1), "axis_direction": INCREASING},
-                {"OutputTensor": T.UINT32},
-            ),
-            Example(
-                "increasing",
-                (np.array([3, 2, 1, 2, 3], np.float32),),
-                (u32([0]),),
-                {"axes": (0,), "axis_direction": INCREASING},
-                {"OutputTensor": T.UINT32},
-            ),
-            Example(
-                "decreasing",
-                (np.array([3, 2, 1, 2, 3], np.float32),),
-                (u32([4]),),
-                {"axes": (0,), "axis_direction": DECREASING},
-                {"OutputTensor": T.UINT32},
-            ),
-        ),  # fmt: skip
-    ),
-)
 
-
-def argmin_example(name, expected, axes, direction=INCREASING, x=ARGMAX_PAGE):
+def index_example(name, expected, axes, direction=INCREASING, x=ARGMAX_PAGE):
+    """A page example of ARGMAX or ARGMIN: UINT32 indices."""
     return Example(
         name, (x,), (u32(expected),), {"axes": axes, "axis_direction": direction}, {"OutputTensor": T.UINT32}
     )
 
 
-register(
-    Case(
-        OT.ARGMIN,
+def index_case(op, reference, examples):
+    """ARGMAX and ARGMIN: mirrored pages, one shape of case."""
+    return Case(
+        op,
         ("InputTensor", "OutputTensor", "AxisCount", "Axes", "AxisDirection"),
-        reference=lambda desc, inputs: [ref.argmin(inputs[0], desc.axes, int(desc.axis_direction))],
+        reference=lambda desc, inputs: [reference(inputs[0], desc.axes, int(desc.axis_direction))],
         check=bits_equal,
         params=argmax_params,
-        examples=(
-            argmin_example("axes 0", [[0, 1, 2]], (0,)),
-            argmin_example("axes 1", [[0], [1], [0]], (1,)),
-            argmin_example("axes 0 1", [[4]], (0, 1)),
-            argmin_example("increasing", [0], (0,), x=np.array([1, 2, 3, 2, 1], np.float32)),
-            argmin_example("decreasing", [4], (0,), DECREASING, x=np.array([1, 2, 3, 2, 1], np.float32)),
+        examples=examples,
+    )
+
+
+TIES_MAX, TIES_MIN = np.array([3, 2, 1, 2, 3], np.float32), np.array([1, 2, 3, 2, 1], np.float32)
+register(
+    index_case(
+        OT.ARGMAX,
+        ref.argmax,
+        (
+            index_example("axes 0", [[1, 2, 1]], (0,)),
+            index_example("axes 1", [[2], [2], [1]], (1,)),
+            index_example("axes 0 1", [[7]], (0, 1)),
+            index_example("increasing", [0], (0,), x=TIES_MAX),
+            index_example("decreasing", [4], (0,), DECREASING, x=TIES_MAX),
+        ),
+    ),
+    index_case(
+        OT.ARGMIN,
+        ref.argmin,
+        (
+            index_example("axes 0", [[0, 1, 2]], (0,)),
+            index_example("axes 1", [[0], [1], [0]], (1,)),
+            index_example("axes 0 1", [[4]], (0, 1)),
+            index_example("increasing", [0], (0,), x=TIES_MIN),
+            index_example("decreasing", [4], (0,), DECREASING, x=TIES_MIN),
         ),
     ),
 )

@@ -10,6 +10,7 @@ from ..schema import (
     OperatorDesc,
     OutputRule,
     SupportBy,
+    declare,
     enum_field,
     input_tensor,
     operator,
@@ -41,38 +42,28 @@ _INDEX_FITS = IndexFitsOutput("InputTensor", "OutputTensor", "Axes")
 _INDICES = OutputRule(reduced_by="Axes", data_type=T.UINT32, data_type_parameter=True)
 
 
+def _arg_operator(operator_type: OperatorType, doc: str) -> type:
+    """ARGMAX and ARGMIN: the same fields, tables and rules (their pages are mirrors)."""
+    fields = {
+        "input_tensor": input_tensor(),
+        "output_tensor": output_tensor(),
+        "axes": uint_array(count="AxisCount"),
+        "axis_direction": enum_field(AxisDirection, dmlx_default=AxisDirection.INCREASING),
+    }
+    return declare(operator_type, doc, fields=fields, introduced=FL.FL_3_0, support=_ARG_ROWS,
+                   constraints=[*_REDUCED, _INDEX_FITS], output_rule=_INDICES)  # fmt: skip
+
+
 # https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_argmax_operator_desc
-@operator(
+ArgmaxOperatorDesc = _arg_operator(
     OperatorType.ARGMAX,
-    introduced=FL.FL_3_0,
-    support=_ARG_ROWS,
-    constraints=[*_REDUCED, _INDEX_FITS],
-    output_rule=_INDICES,
+    "DML_ARGMAX_OPERATOR_DESC: index of the maximum over ``axes``, flattened row-major over those axes.",
 )
-class ArgmaxOperatorDesc(OperatorDesc):
-    """DML_ARGMAX_OPERATOR_DESC: index of the maximum over ``axes``, flattened row-major over those axes."""
-
-    input_tensor: BufferTensorDesc = input_tensor()
-    output_tensor: BufferTensorDesc = output_tensor()
-    axes: tuple[int, ...] = uint_array(count="AxisCount")
-    axis_direction: AxisDirection = enum_field(AxisDirection, dmlx_default=AxisDirection.INCREASING)
-
-
 # https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_argmin_operator_desc
-@operator(
+ArgminOperatorDesc = _arg_operator(
     OperatorType.ARGMIN,
-    introduced=FL.FL_3_0,
-    support=_ARG_ROWS,
-    constraints=[*_REDUCED, _INDEX_FITS],
-    output_rule=_INDICES,
+    "DML_ARGMIN_OPERATOR_DESC: index of the minimum over ``axes``, flattened row-major over those axes.",
 )
-class ArgminOperatorDesc(OperatorDesc):
-    """DML_ARGMIN_OPERATOR_DESC: index of the minimum over ``axes``, flattened row-major over those axes."""
-
-    input_tensor: BufferTensorDesc = input_tensor()
-    output_tensor: BufferTensorDesc = output_tensor()
-    axes: tuple[int, ...] = uint_array(count="AxisCount")
-    axis_direction: AxisDirection = enum_field(AxisDirection, dmlx_default=AxisDirection.INCREASING)
 
 
 RF = ReduceFunction

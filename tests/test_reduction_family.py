@@ -99,6 +99,35 @@ def test_reduce_rules_depend_on_the_function():
     ]
 
 
+# REDUCE's "Tensor support according to function", transcribed a second time: (levels, input types at the top).
+_ALL = "FLOAT32 FLOAT16 INT64 INT32 INT16 INT8 UINT64 UINT32 UINT16 UINT8"
+REDUCE_PAGE_TABLES = {
+    ("ARGMIN", "ARGMAX"): (["4_1", "3_0", "2_1", "1_0"], _ALL),
+    ("AVERAGE", "L2", "LOG_SUM", "LOG_SUM_EXP"): (["3_0", "1_0"], "FLOAT32 FLOAT16"),
+    ("L1", "SUM_SQUARE"): (["5_0", "3_0", "1_0"], "FLOAT32 FLOAT16 INT64 INT32 UINT64 UINT32"),
+    ("MIN", "MAX"): (["5_0", "3_0", "2_1", "1_0"], _ALL),
+    ("MULTIPLY", "SUM"): (["5_0", "3_0", "2_1", "1_0"], "FLOAT32 FLOAT16 INT64 INT32 UINT64 UINT32"),
+}
+
+
+def test_reduce_support_rows_by_function_as_the_page_prints_them():
+    support = dml.REGISTRY[OT.REDUCE].support
+    got = {
+        tuple(v.name for v in values): (
+            [r.feature_level.version for r in rows],
+            " ".join(t.name for t in rows[0].tensors["InputTensor"].data_types),
+        )
+        for values, rows in support.groups.items()
+    }
+    assert got == REDUCE_PAGE_TABLES
+    argmax_rows = support.rows_for(dml.ReduceOperatorDesc(
+        function=RF.ARGMAX, input_tensor=_like(np.zeros(1, np.float32)), output_tensor=_like(np.zeros(1, np.uint32)),
+        axes=(0,)))  # fmt: skip
+    assert [r.tensors["OutputTensor"].types_text for r in argmax_rows] == [
+        "INT64, INT32, UINT64, UINT32", "INT64, INT32, UINT64, UINT32", "UINT32", "UINT32"
+    ]  # fmt: skip
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # Documented equivalences, over random inputs
 # ----------------------------------------------------------------------------------------------------------------

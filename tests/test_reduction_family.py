@@ -47,6 +47,18 @@ def test_functional_reduce_keeps_the_input_type_and_gives_uint32_indices():
     assert F.reduce(np.array([7, -3], np.int32), RF.MULTIPLY, (0,)).tolist() == [-21]
 
 
+def test_functional_signatures_come_from_the_declarations():
+    import inspect
+
+    assert str(inspect.signature(F.reduce)) == "(x, function, axes, output_data_type=None, *, device=None)"
+    assert str(inspect.signature(F.argmin)) == (
+        "(x, axes, axis_direction=<AxisDirection.INCREASING: 0>, output_data_type=<TensorDataType.UINT32: 3>, *, "
+        "device=None)"
+    )
+    assert str(inspect.signature(F.activation_softmax1)) == "(x, axes, *, device=None)"
+    assert str(inspect.signature(F.activation_hardmax)) == "(x, *, device=None)"
+
+
 def test_functional_argmin_and_the_softmax_family():
     x = np.array([[1, 2, 3], [3, 0, 4], [2, 5, 2]], np.float32)
     assert F.argmin(x, (0, 1)).tolist() == [[4]]

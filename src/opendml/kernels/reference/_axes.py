@@ -11,7 +11,7 @@ Two ideas keep every reduction's memory of the order of its output:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -83,15 +83,25 @@ def arg_index(x: np.ndarray, axes: tuple[int, ...], last: bool, minimum: bool = 
     return index.reshape(kept_shape(d.shape, axes))
 
 
-def streamed_arg(x: np.ndarray, axes: tuple[int, ...], last: bool, minimum: bool) -> tuple[np.ndarray, np.ndarray]:
+def streamed_arg(x: np.ndarray, axes: tuple[int, ...], last: bool, minimum: bool) -> tuple[np.ndarray, Callable]:
     """The row-major index over the reduced axes of each group's first (``last``: last) maximum (``minimum``:
-    minimum), and that element itself, both shaped as the kept axes of ``x``; NaN wins every comparison.
+    minimum), and a function giving that element itself, both shaped as the kept axes of ``x``; NaN wins every
+    comparison.
 
-    Blocks (:func:`blocks`) are read in row-major order, so a group meets its elements in increasing index order:
-    a later block's candidate replaces the best so far when it is better, or (``last``) equal.
+    When the reduced axes cannot be viewed as one, blocks (:func:`blocks`) are grouped one at a time, in
+    row-major order, so a group meets its elements in increasing index order: a later block's candidate replaces
+    the best so far when it is better, or (``last``) equal.
     """
     reduced = sorted(axes)
     kept = [d for d in range(x.ndim) if d not in reduced]
+    moved = x.transpose(kept + reduced)
+    try:  # the reduced axes merge into one strided axis: one pass over a view
+        grouped = moved.reshape((*moved.shape[: len(kept)], -1), copy=False)
+    except ValueError:
+        grouped = None
+    if grouped is not None:
+        index = first_argmax_last_axis(grouped, last, minimum)
+        return index, (lambda: np.take_along_axis(grouped, index[..., None], axis=-1)[..., 0])
     best_index = np.zeros([x.shape[d] for d in kept], np.int64)
     best = np.zeros([x.shape[d] for d in kept], x.dtype)
     for block in blocks(x.shape):
@@ -111,7 +121,7 @@ def streamed_arg(x: np.ndarray, axes: tuple[int, ...], last: bool, minimum: bool
             replace |= _equal(value, best[at])
         best_index[at] = np.where(replace, index, best_index[at])
         best[at] = np.where(replace, value, best[at])
-    return best_index, best
+    return best_index, (lambda: best)
 
 
 def _better(new: np.ndarray, old: np.ndarray, minimum: bool) -> np.ndarray:

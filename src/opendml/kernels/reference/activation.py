@@ -20,9 +20,10 @@ def _hardmax(x: np.ndarray, out: np.ndarray, axes: tuple[int, ...]) -> None:
     position = np.zeros(d.shape, np.int64)  # each element's row-major index over the reduced axes of x
     for a in reduced:
         position = position * x.shape[a] + np.arange(d.shape[a]).reshape([-1 if i == a else 1 for i in range(x.ndim)])
-    np.copyto(out, 0)
     first = tuple(slice(0, 1) if d.shape[i] != x.shape[i] and i in axes else slice(None) for i in range(x.ndim))
-    np.copyto(out[first], position == winner)  # a broadcast reduced axis: only its first copy can win
+    if first != (slice(None),) * x.ndim:
+        np.copyto(out, 0)  # a broadcast reduced axis: only its first copy can win, the others are all 0
+    np.copyto(out[first], position == winner)
 
 
 def _log_softmax_parts(x: np.ndarray, axes: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray, int]:

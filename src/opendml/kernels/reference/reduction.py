@@ -60,7 +60,7 @@ def _extreme(x: np.ndarray, axes: tuple[int, ...], minimum: bool) -> np.ndarray:
     """The first maximum (minimum) of each group itself: NaN wins, the sign of a zero and NaN payloads are kept."""
     d, _ = distinct(x, axes)
     _, value = streamed_arg(d, axes, last=False, minimum=minimum)
-    return value.reshape(kept_shape(d.shape, axes))
+    return value().reshape(kept_shape(d.shape, axes))
 
 
 def _sum(d, axes, term=None):

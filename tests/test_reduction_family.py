@@ -226,6 +226,8 @@ def test_max_and_min_return_the_selected_element_bits_and_all():
     zeros = np.array([-0.0, 0.0], np.float32)
     assert np.signbit(F.reduce(zeros, RF.MAX, (0,))).tolist() == [True]  # equal: the first wins
     assert np.signbit(F.reduce(zeros[::-1].copy(), RF.MIN, (0,))).tolist() == [False]
+    negative_zeros = np.array([-0.0, -0.0], np.float32)
+    assert np.signbit(F.reduce(negative_zeros, RF.SUM, (0,))).tolist() == [False]  # the accumulator starts at +0
 
 
 def test_infinities_and_empty_logs():

@@ -102,7 +102,7 @@ def _oracle_params():
             low = max(cell.min_dims for cell in top.tensors.values())
             high = min(cell.max_dims for cell in top.tensors.values())
             for i in range(longest):
-                types = types_for(top, i)
+                types = types_for(top, i, case)
                 label = "-".join(dict.fromkeys(t.name for t in types.values()))
                 chosen = "".join(f"{v.name}-" for v in fixed.values())
                 for rank in range(low, high + 1):

@@ -35,7 +35,7 @@ def _walk():
 
 def _desc(case, fixed, row, i, rank):
     rng = rng_for(case.operator_type.name, row.feature_level, i, rank)
-    return make_desc(case, (2,) * rank, types_for(row, i), rng, params={**case.params(rank, rng), **fixed})
+    return make_desc(case, (2,) * rank, types_for(row, i, case), rng, params={**case.params(rank, rng), **fixed})
 
 
 @pytest.mark.parametrize("case, fixed, row, lower_row", list(_walk()))
@@ -91,6 +91,19 @@ def test_what_a_row_adds_is_refused_one_level_below(case, fixed, row, lower_row)
             expected = (
                 f"{s.c_name}: {name}.DimensionCount {rank} is not supported at {below.c_name} "
                 f"(supported: {old.dims_text}); {row.feature_level.c_name} and above support it"
+            )
+            assert expected in device.validate(desc)
+            added += 1
+    for name, cell in row.tensors.items():  # "Optional input" where the row below says "Input"
+        if lower_row.tensors[name].required and not cell.required:
+            spec = s.field(name)
+            params = {k: v for k, v in case.params(1, rng_for(case.operator_type.name, name)).items() if k != spec.name}
+            low = max(c.min_dims for c in row.tensors.values())
+            desc = make_desc(case, (2,) * low, types_for(row, 0, case), rng_for(), params={**params, **fixed})
+            assert dml.Device(feature_level=row.feature_level).validate(desc) == []
+            expected = (
+                f"{s.c_name}: {name} is NULL, but it is required at {below.c_name}; "
+                f"{row.feature_level.c_name} and above support it"
             )
             assert expected in device.validate(desc)
             added += 1

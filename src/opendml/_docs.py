@@ -17,7 +17,8 @@ def operator_table() -> str:
         for i, (label, row) in enumerate(_labelled_rows(schema)):
             groups: dict = {}  # tensors with the same support share one line
             for name, support in row.tensors.items():
-                groups.setdefault(support, []).append(name)
+                optional = schema.field(name).kind.optional and not support.required  # "Optional input"
+                groups.setdefault(support, []).append(f"{name} (optional)" if optional else name)
             cells = "<br>".join(f"{', '.join(names)}: {s.dims_text}; {s.types_text}" for s, names in groups.items())
             first = i == 0
             lines.append(

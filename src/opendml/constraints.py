@@ -27,6 +27,8 @@ __all__ = [
     "EffectiveRankAtMost",
     "When",
     "AtLeast",
+    "DataTypeLike",
+    "SingleElement",
 ]
 
 
@@ -322,6 +324,62 @@ class Below:
 
     def __str__(self) -> str:
         return f"below {self.feature_level.c_name}: " + "; ".join(str(rule) for rule in self.rules)
+
+
+@dataclass(frozen=True)
+class DataTypeLike:
+    """``tensor`` must have the DataType of ``source``, except where ``instead`` maps the source's type to another
+    (QUANTIZE_LINEAR: ScaleTensor is InputTensor's type, but FLOAT32 for an INT32 input)."""
+
+    tensor: str
+    source: str
+    instead: tuple[tuple[TensorDataType, TensorDataType], ...]
+
+    def __init__(self, tensor: str, source: str, instead: dict[TensorDataType, TensorDataType]):
+        object.__setattr__(self, "tensor", tensor)
+        object.__setattr__(self, "source", source)
+        object.__setattr__(self, "instead", tuple(instead.items()))
+
+    def fields(self) -> tuple[str, ...]:
+        return (self.tensor, self.source)
+
+    def check(self, desc) -> list[Problem]:
+        got, source = _get(desc, self.tensor).data_type, _get(desc, self.source).data_type
+        wanted = dict(self.instead).get(source, source)
+        if got == wanted:
+            return []
+        return [Problem(f"{self.tensor}.DataType must be {wanted.name} since {self.source}.DataType is {source.name}, "
+                        f"but {got.name} was provided", self.tensor, "DataType")]  # fmt: skip
+
+    def __str__(self) -> str:
+        exceptions = ", ".join(f"{to.name} when {self.source} is {of.name}" for of, to in self.instead)
+        return f"{self.tensor} must have the DataType of {self.source} ({exceptions})"
+
+
+@dataclass(frozen=True)
+class SingleElement:
+    """Each tensor holds exactly one element: every size is 1 (a per-tensor scale or zero point)."""
+
+    tensors: tuple[str, ...]
+
+    def __init__(self, *tensors: str):
+        object.__setattr__(self, "tensors", tensors)
+
+    def fields(self) -> tuple[str, ...]:
+        return self.tensors
+
+    def check(self, desc) -> list[Problem]:
+        problems = []
+        for name in self.tensors:
+            tensor = _get(desc, name)
+            if tensor is not None and any(size != 1 for size in tensor.sizes):
+                sizes = "{" + ", ".join(map(str, tensor.sizes)) + "}"
+                problems.append(Problem(f"{name} must hold one element (every size 1), but its Sizes are {sizes}",
+                                        name, "Sizes"))  # fmt: skip
+        return problems
+
+    def __str__(self) -> str:
+        return f"{_join(self.tensors)} must each hold one element (every size 1)"
 
 
 def _join(names: tuple[str, ...]) -> str:

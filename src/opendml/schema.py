@@ -137,7 +137,7 @@ class Tensor(Kind):
         if tensor is None:
             if spec.nullable_when_fused:
                 return [Problem(f"{spec.c_name} is NULL; only a fused activation has no tensors", spec.c_name)]
-            return []
+            return _required_problems(desc, spec, feature_level)
         return _tensor_problems(desc.schema, spec, tensor, feature_level, desc)
 
     def write_json(self, value: Any, spec: FieldSpec) -> dict[str, Any]:
@@ -187,6 +187,15 @@ def _tensor_problems(
         if overlap:
             problems.append(Problem(f"{name}: {overlap}; an output may not write one address twice", name, "Strides"))
     return problems
+
+
+def _required_problems(desc: OperatorDesc, spec: FieldSpec, feature_level: FeatureLevel) -> list[Problem]:
+    """An absent ``_Maybenull_`` tensor that the support row in force still lists as a plain input."""
+    support_row = desc.schema.support_row(feature_level, desc)
+    if support_row is None or not support_row.tensors[spec.c_name].required:
+        return []
+    later = _first_level(desc.schema, feature_level, spec.c_name, desc, lambda s: not s.required)
+    return [Problem(f"{spec.c_name} is NULL, but it is required at {feature_level.c_name}{later}", spec.c_name)]
 
 
 def _first_level(schema: OperatorSchema, feature_level: FeatureLevel, c_name: str, desc: Any, accepts) -> str:
@@ -626,18 +635,21 @@ REGISTRY: dict[OperatorType, OperatorSchema] = {}
 class OutputRule:
     """How the functional layer makes an operator's outputs from its inputs: the sizes of the input ``like``
     (with the dimensions listed by the field ``reduced_by`` set to 1) and its data type, or ``data_type``; when
-    ``data_type_parameter``, the caller may choose it (``output_data_type=``, default ``data_type``)."""
+    ``data_type_parameter``, the caller may choose it (``output_data_type=``, default ``data_type``); the data type
+    of the input ``type_like`` wins when that input is given."""
 
     like: str | None = None  # the C name of an input tensor; None: the first input
     reduced_by: str | None = None
     data_type: TensorDataType | None = None
     data_type_parameter: bool = False
+    #: The data type of this (optional) input when it is given (QUANTIZE_LINEAR's ZeroPointTensor), else the above.
+    type_like: str | None = None
     #: ``(field C name, values, data type)``: the data type when that field has one of ``values`` (REDUCE's
     #: ARGMAX/ARGMIN give UINT32 indices); a chosen ``output_data_type`` still wins.
     data_type_when: tuple[str, tuple, TensorDataType] | None = None
 
     def fields(self) -> tuple[str, ...]:
-        names = (self.like, self.reduced_by, self.data_type_when and self.data_type_when[0])
+        names = (self.like, self.reduced_by, self.type_like, self.data_type_when and self.data_type_when[0])
         return tuple(name for name in names if name)
 
     def output(self, schema: OperatorSchema, inputs: dict, values: dict, chosen: TensorDataType | None) -> Any:
@@ -651,6 +663,8 @@ class OutputRule:
             data_type = self.data_type_when[2]
         if self.data_type_parameter and chosen is not None:
             data_type = chosen
+        if self.type_like and inputs.get(self.type_like) is not None:
+            data_type = inputs[self.type_like].data_type
         return BufferTensorDesc(data_type, sizes)
 
 

@@ -19,6 +19,9 @@ class TensorSupport:
     min_dims: int
     max_dims: int
     data_types: tuple[TensorDataType, ...]
+    #: The row lists a ``_Maybenull_`` tensor as a plain "Input": NULL is refused at this level (a later row
+    #: says "Optional input", as QUANTIZE_LINEAR's ZeroPointTensor from 6_2).
+    required: bool = False
 
     def allows_dimension_count(self, dimension_count: int) -> bool:
         return self.min_dims <= dimension_count <= self.max_dims
@@ -35,8 +38,8 @@ class TensorSupport:
         return ", ".join(t.name for t in self.data_types)
 
 
-def supports(min_dims: int, max_dims: int, *data_types: TensorDataType) -> TensorSupport:
-    return TensorSupport(min_dims, max_dims, data_types)
+def supports(min_dims: int, max_dims: int, *data_types: TensorDataType, required: bool = False) -> TensorSupport:
+    return TensorSupport(min_dims, max_dims, data_types, required)
 
 
 @dataclass(frozen=True)

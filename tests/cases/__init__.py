@@ -74,6 +74,11 @@ class Case:
     examples: tuple[Example, ...] = ()
     #: Largest element count the reference can afford (it loops in Python).
     max_elements: int = 200
+    #: ``input_sizes(c_name, sizes) -> sizes`` of an input that is not the operation's shape (a per-tensor scale).
+    input_sizes: Callable[[str, tuple[int, ...]], tuple[int, ...]] | None = None
+    #: ``types(types) -> types``: the data types :func:`types_for` picked, made to obey a rule between them that
+    #: the row's lists cannot say (QUANTIZE_LINEAR: an INT32 input takes a FLOAT32 scale).
+    types: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     #: ``shape(sizes) -> sizes``: a proposed input shape made one the operator accepts (e.g. leading sizes set to 1
     #: for an effective-rank limit); applied by :func:`make_desc`.
     shape: Callable[[tuple[int, ...]], tuple[int, ...]] = lambda sizes: sizes
@@ -106,10 +111,12 @@ def rng_for(*key: Any) -> np.random.Generator:
     return np.random.default_rng(zlib.crc32(repr(key).encode()))
 
 
-def types_for(row: SupportRow, i: int) -> dict[str, dml.TensorDataType]:
+def types_for(row: SupportRow, i: int, case: Case | None = None) -> dict[str, dml.TensorDataType]:
     """Data types for every tensor from one support row: the ``i``-th type of each tensor's list (the last one
-    when the list is shorter), so tensors that must agree (they share a list) get the same type."""
-    return {name: cell.data_types[min(i, len(cell.data_types) - 1)] for name, cell in row.tensors.items()}
+    when the list is shorter), so tensors that must agree (they share a list) get the same type; then the
+    case's ``types`` rule, if it has one."""
+    types = {name: cell.data_types[min(i, len(cell.data_types) - 1)] for name, cell in row.tensors.items()}
+    return case.types(types) if case is not None and case.types else types
 
 
 def random_shape(rng: np.random.Generator, rank: int, max_elements: int) -> tuple[int, ...]:
@@ -140,7 +147,8 @@ def make_desc(
     for spec in s.input_fields:
         if spec.kind.optional and not spec.nullable_when_fused and spec.name not in params:
             continue
-        desc = dml.BufferTensorDesc(types[spec.c_name], tuple(sizes), strides.get(spec.c_name))
+        own = case.input_sizes(spec.c_name, tuple(sizes)) if case.input_sizes else tuple(sizes)
+        desc = dml.BufferTensorDesc(types[spec.c_name], own, strides.get(spec.c_name))
         inputs[spec.c_name] = desc
         tensors[spec.name] = desc
     fields = {k: v.resolve(types) if isinstance(v, FromTypes) else v for k, v in params.items()
@@ -186,4 +194,4 @@ def execute(desc: Any, inputs: list, kernels: str = "reference") -> list[np.ndar
 
 
 # The families' cases register themselves on import.
-from . import activation, element_wise, reduction  # noqa: E402, F401
+from . import activation, element_wise, element_wise_logical, reduction  # noqa: E402, F401

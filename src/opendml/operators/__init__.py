@@ -11,7 +11,7 @@ declarations (:mod:`opendml.schema`).
 from __future__ import annotations
 
 from ..schema import REGISTRY
-from . import activation, element_wise, reduction
+from . import activation, element_wise, element_wise_logical, reduction
 
 # Every listing (the README's table, messages, the tests) walks the operators in directml.h's order.
 for _type in sorted(REGISTRY, key=int):
@@ -20,4 +20,4 @@ for _type in sorted(REGISTRY, key=int):
 __all__ = sorted(schema.desc_class.__name__ for schema in REGISTRY.values())
 
 globals().update({schema.desc_class.__name__: schema.desc_class for schema in REGISTRY.values()})
-del activation, element_wise, reduction
+del activation, element_wise, element_wise_logical, reduction

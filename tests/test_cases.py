@@ -20,6 +20,9 @@ from opendml.dxdispatch.jsonc import Node
 from opendml.schema import Array, Kind, SupportBy, desc_json
 
 BACKENDS = [b for b in kernels.BACKENDS if any(b in per_op for per_op in kernels.KERNELS.values())]
+#: Operators whose backends agree within the case's bound, not bit for bit (issue 8: the compiled LOG_SOFTMAX1 is
+#: within 1 ulp of the exact value, as the float64 reference kernel is, but rounds differently now and then).
+WITHIN_BOUND = {dml.OperatorType.ACTIVATION_LOG_SOFTMAX1}
 
 
 def test_every_operator_has_a_reference_kernel_and_a_case():
@@ -124,6 +127,8 @@ def test_reference_oracle_on_every_backend(case, types, rank, fixed):
         results[backend] = execute(desc, inputs, backend)
         for got, want in zip(results[backend], expected):
             case.check(got, want, desc, inputs)
+    if case.operator_type in WITHIN_BOUND:
+        return  # each backend was held to the case's bound above
     first, *others = results.values()
     for other in others:
         for a, b in zip(first, other):

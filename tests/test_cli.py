@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from dxdispatch_support import DML_REDUCE, buffer, model, prints, run, sigmoid_model, write
 
+import opendml as dml
 from opendml.dxdispatch import bundled_models, models_dir
 
 MODELS = {path.stem: path for path in bundled_models()}
@@ -135,7 +136,7 @@ def test_an_operator_not_implemented_is_named_without_a_traceback(tmp_path):
         ([], "opendml: error: the following arguments are required: COMMAND"),
         (
             ["compile", "m.json"],
-            "opendml: error: argument COMMAND: invalid choice: 'compile' (choose from 'run', 'validate', 'examples')",
+            "opendml: error: argument COMMAND: invalid choice: 'compile' (choose from 'run', 'validate', 'examples', 'info')",
         ),
         (["run"], "opendml run: error: the following arguments are required: MODEL.json"),
         (
@@ -183,3 +184,12 @@ def test_the_json_runner_doc_shows_true_commands_and_outputs(capsys, tmp_path, m
         status, out, err = run(capsys, *command[1:])
         assert out + err == output
         assert status == (0 if out else 1)
+
+
+def test_info_reports_backends_isa_and_threads(capsys):
+    status, out, err = run(capsys, "info")
+    assert (status, err) == (0, "")
+    assert out.startswith("backends: reference")
+    info = dml.runtime_info()
+    if info["compiled"]:
+        assert f"compiled ISA: {info['isa']}" in out and f"threads: {info['threads']}" in out

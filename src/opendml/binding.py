@@ -8,6 +8,7 @@ is built by NumPy's own bounds-checked constructor, never by unchecked pointer a
 
 from __future__ import annotations
 
+import mmap
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,7 +70,7 @@ class TensorPlan:
                 f"{self.where} has Strides {self.desc.strides}, so opendml cannot choose its memory: "
                 "bind the output buffer with a BufferBinding"
             )
-        return self._bound_array(np.empty(self.shape, self.dtype))
+        return self._bound_array(_empty(self.shape, self.dtype))
 
     def bind(self, value: Any) -> Bound:
         if value is None and self.is_output:
@@ -214,6 +215,31 @@ def check_hazards(
                     f"{operator_name}: {out.name} is bound to the same memory as {source.name}, but the operator "
                     f"runs in place only over {' or '.join(in_place)}"
                 )
+
+
+HUGE_PAGE = 2 << 20
+#: Fresh outputs larger than this get memory that transparent huge pages can back. Smaller ones come from
+#: np.empty: glibc serves them from freed heap memory, already faulted in, which no fresh page beats; above
+#: glibc's largest mmap threshold (32 MiB) every np.empty is a fresh mapping faulted 4 KiB at a time. Measured on
+#: the 2-core machine, 64 MiB output + copy: 18-22 ms here against 24-31 ms with np.empty (a loaded machine).
+HUGE_PAGE_MIN_BYTES = 32 << 20
+
+
+def _empty(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+    """``np.empty``, except that large arrays start on a 2 MiB boundary of an anonymous mapping advised
+    MADV_HUGEPAGE, so that the kernel can fault them in 2 MiB at a time (where THP is enabled or "madvise")."""
+    nbytes = int(np.prod(shape, dtype=np.uint64)) * dtype.itemsize
+    advise = getattr(mmap, "MADV_HUGEPAGE", None)
+    if nbytes <= HUGE_PAGE_MIN_BYTES or advise is None:
+        return np.empty(shape, dtype)
+    memory = mmap.mmap(-1, nbytes + HUGE_PAGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)  # (shared is tmpfs: slow)
+    raw = np.frombuffer(memory, np.uint8)
+    start = -raw.ctypes.data % HUGE_PAGE
+    try:
+        memory.madvise(advise, start, nbytes - nbytes % HUGE_PAGE or HUGE_PAGE)
+    except OSError:  # a kernel without THP: plain pages
+        pass
+    return raw[start : start + nbytes].view(dtype).reshape(shape)
 
 
 def _array_overlap_problem(array: np.ndarray) -> str | None:

@@ -5,6 +5,7 @@
     opendml run MODEL.json [--feature-level 5_1] [--print-format dxdispatch|numbers]
     opendml validate MODEL.json [--feature-level 5_1]
     opendml examples [NAME ...] [--print-format numbers|dxdispatch] [--dir]
+    opendml info
 
 Results go to stdout; warnings and errors to stderr, as ``opendml: error: <file>:<line>:<column>: <JSON path>:
 <message>``. Exit status: 0 success, 1 an invalid model or operator (or a failed run, or an output that cannot be
@@ -35,6 +36,7 @@ from .dxdispatch import (
     models_dir,
 )
 from .enums import FeatureLevel
+from .runtime import runtime_info
 
 __all__ = ["main"]
 
@@ -118,7 +120,22 @@ def _parser() -> argparse.ArgumentParser:
     examples.add_argument("--print-format", choices=formats, default=PrintFormat.NUMBERS.value)
     examples.add_argument("--dir", action="store_true", help="print the folder of the bundled models and exit")
     examples.set_defaults(handler=_examples)
+
+    info = commands.add_parser("info", help="show the kernel backends, the compiled ISA variant and threads")
+    info.set_defaults(handler=_info)
     return parser
+
+
+def _info(args: argparse.Namespace) -> int:
+    info = runtime_info()
+    print(f"backends: {', '.join(info['backends'])} (default: {info['default_backend']})")
+    if not info["compiled"]:
+        print(f"compiled: not available ({info['compiled_error']})")
+        return EXIT_OK
+    print(f"compiled ISA: {info['isa']} (available: {', '.join(info['isas'])}; OPENDML_ISA forces a lower one)")
+    print(f"threads: {info['threads']} of {info['cpus']} CPUs (OPENDML_NUM_THREADS), one thread below "
+          f"{info['parallel_min_bytes']} bytes")
+    return EXIT_OK
 
 
 def _feature_level(text: str) -> FeatureLevel:

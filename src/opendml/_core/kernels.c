@@ -1,0 +1,704 @@
+/* The kernel engines, compiled once per ISA (setup.py passes -DODML_ISA=<name> and that ISA's -m flags).
+ *
+ * Element-wise engine (elementwise()): n-ary, strided, broadcast through zero strides. It drops size-1
+ * dimensions, orders the rest by the output's strides, merges dimensions that are contiguous for every operand,
+ * splits the flat element range across threads, and calls an inner function once per innermost run.
+ *   Add an operator: a unary float op is one `static vf op_NAME(vf x, const odml_params *p)` plus one line
+ *   in UNARY_FLOAT_OPS (f32 and f16 loops, contiguous and strided, come from the macro); other shapes of
+ *   operator get an inner function `ew_inner` and a case in ew_pick().
+ *
+ * Reduction engine (reduce()): any set of axes. Dimensions split into kept (K) and reduced (R) lists; R keeps
+ * ascending axis order (ARGMAX numbers reduced coordinates row-major in that order) and merges contiguous
+ * neighbours. A group whose innermost reduced run is contiguous is reduced along it with 16 lanes ("contig");
+ * otherwise 16 groups side by side along a contiguous kept dimension form a strip whose running state stays
+ * in registers while the far-strided reduced axes are walked ("strip"). Nothing is transposed or packed.
+ * Each group is reduced by exactly one thread, in a fixed order: results never depend on the thread count.
+ *   Add an operator: a `red_contig` and a `red_strip` function (see argmax/hardmax/log_softmax below) and a
+ *   case in red_pick(). */
+#include <stdlib.h>
+
+#include "engine.h"
+#include "simd.h"
+
+#define CAT_(a, b) a##b
+#define CAT(a, b) CAT_(a, b)
+
+/* ============================== element-wise engine ============================== */
+
+#define EW_MAXOP 4 /* output + up to 3 inputs */
+typedef void (*ew_inner)(ptrdiff_t n, char *const *p, const ptrdiff_t *s, const odml_params *prm);
+
+typedef struct {
+    int nop, nd;
+    ptrdiff_t shape[ODML_MAXDIM];
+    ptrdiff_t st[EW_MAXOP][ODML_MAXDIM];
+    char *base[EW_MAXOP];
+    ew_inner fn;
+    const odml_params *prm;
+} ew_plan;
+
+static void ew_task(void *ctx, ptrdiff_t begin, ptrdiff_t end) {
+    const ew_plan *P = ctx;
+    int nd = P->nd, last = nd - 1;
+    ptrdiff_t inner = P->shape[last], idx[ODML_MAXDIM], rem = begin / inner, col = begin % inner;
+    char *p[EW_MAXOP];
+    for (int k = 0; k < P->nop; k++) p[k] = P->base[k];
+    for (int d = last - 1; d >= 0; d--) { /* unravel the starting row */
+        idx[d] = rem % P->shape[d];
+        rem /= P->shape[d];
+        for (int k = 0; k < P->nop; k++) p[k] += idx[d] * P->st[k][d];
+    }
+    ptrdiff_t s[EW_MAXOP];
+    for (int k = 0; k < P->nop; k++) s[k] = P->st[k][last];
+    for (ptrdiff_t pos = begin; pos < end;) {
+        ptrdiff_t n = inner - col < end - pos ? inner - col : end - pos;
+        char *q[EW_MAXOP];
+        for (int k = 0; k < P->nop; k++) q[k] = p[k] + col * s[k];
+        P->fn(n, q, s, P->prm);
+        pos += n;
+        col = 0;
+        for (int d = last - 1; d >= 0; d--) { /* next row */
+            for (int k = 0; k < P->nop; k++) p[k] += P->st[k][d];
+            if (++idx[d] < P->shape[d]) break;
+            for (int k = 0; k < P->nop; k++) p[k] -= P->st[k][d] * P->shape[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+/* Run fn over operands ops[0] (the output) .. ops[nop-1], all of ops[0]'s shape. */
+static void ew_run(int nop, const odml_array *const *ops, ew_inner fn, const odml_params *prm) {
+    ew_plan P = {.nop = nop, .fn = fn, .prm = prm};
+    const odml_array *out = ops[0];
+    int order[ODML_MAXDIM], nd = 0;
+    for (int d = 0; d < out->ndim; d++)
+        if (out->shape[d] != 1) order[nd++] = d;
+    /* Outer dimensions first by the output's stride (stable), so that the innermost run is its densest. */
+    for (int i = 1; i < nd; i++)
+        for (int j = i; j > 0 && out->strides[order[j - 1]] < out->strides[order[j]]; j--) {
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    for (int k = 0; k < nop; k++) P.base[k] = ops[k]->data;
+    for (int i = 0; i < nd; i++) {
+        int d = order[i], m = P.nd - 1, merge = P.nd > 0;
+        for (int k = 0; merge && k < nop; k++) merge = P.st[k][m] == ops[k]->strides[d] * out->shape[d];
+        if (merge) { /* dimension m and d walk memory as one: fold d into m */
+            P.shape[m] *= out->shape[d];
+            for (int k = 0; k < nop; k++) P.st[k][m] = ops[k]->strides[d];
+            continue;
+        }
+        P.shape[P.nd] = out->shape[d];
+        for (int k = 0; k < nop; k++) P.st[k][P.nd] = ops[k]->strides[d];
+        P.nd++;
+    }
+    if (P.nd == 0) { /* a single element */
+        P.nd = 1;
+        P.shape[0] = 1;
+        for (int k = 0; k < nop; k++) P.st[k][0] = 0;
+    }
+    ptrdiff_t total = 1;
+    for (int d = 0; d < P.nd; d++) total *= P.shape[d];
+    odml_parallel(ew_task, &P, total, 1024, prm->nthreads);
+}
+
+/* ---- inner functions: one 16-lane vector op, looped by macros over f32/f16, contiguous/strided ---- */
+
+static inline vf op_hard_sigmoid(vf x, const odml_params *p) {
+    vf y = x * p->f[0]; /* two roundings, as DirectML's float32 math and the NumPy reference: never an FMA */
+    y = y + p->f[1];
+    y = selectf(y < 0.0f, splatf(0.0f), y); /* NaN compares false and propagates; -0.0 stays, as np.clip */
+    return selectf(y > 1.0f, splatf(1.0f), y);
+}
+
+#define UNARY_FLOAT_OPS(X) X(HARD_SIGMOID, op_hard_sigmoid)
+
+/* Gather up to 16 elements at a byte stride into a vector (the tail and strided path), and scatter back. */
+#define GATHER(T, v, p, s, n)                                                                                   \
+    for (ptrdiff_t l_ = 0; l_ < (n); l_++) (v)[l_] = *(const T *)((p) + l_ * (s))
+#define SCATTER(T, v, p, s, n)                                                                                  \
+    for (ptrdiff_t l_ = 0; l_ < (n); l_++) *(T *)((p) + l_ * (s)) = (v)[l_]
+
+static inline vf gather_f16(const char *p, ptrdiff_t s, ptrdiff_t n) {
+    uint16_t h[LANES] = {0};
+    for (ptrdiff_t l = 0; l < n; l++) memcpy(&h[l], p + l * s, 2);
+    return load_f16(h);
+}
+
+static inline void scatter_f16(char *p, ptrdiff_t s, ptrdiff_t n, vf v) {
+    uint16_t h[LANES];
+    store_f16(h, v);
+    for (ptrdiff_t l = 0; l < n; l++) memcpy(p + l * s, &h[l], 2);
+}
+
+/* Large contiguous outputs are written with streaming stores once aligned (see simd.h). */
+#define STREAM_MIN (1 << 20)
+
+#define UNARY_LOOPS(NAME, OP)                                                                                   \
+    static void NAME##_f32(ptrdiff_t n, char *const *p, const ptrdiff_t *s, const odml_params *prm) {          \
+        char *o = p[0];                                                                                         \
+        const char *x = p[1];                                                                                   \
+        ptrdiff_t i = 0;                                                                                        \
+        if (s[0] == 4 && s[1] == 4) {                                                                           \
+            if (n * 4 >= STREAM_MIN) {                                                                          \
+                for (; i < n && ((uintptr_t)(o + 4 * i) & 63); i++)                                             \
+                    ((float *)o)[i] = OP(splatf(((const float *)x)[i]), prm)[0];                                \
+                for (; i + LANES <= n; i += LANES) stream64(o + 4 * i, OP(loadf(x + 4 * i), prm));              \
+                stream_fence();                                                                                 \
+            }                                                                                                   \
+            for (; i + LANES <= n; i += LANES) storef(o + 4 * i, OP(loadf(x + 4 * i), prm));                    \
+        }                                                                                                       \
+        for (; i < n; i += LANES) {                                                                             \
+            ptrdiff_t m = n - i < LANES ? n - i : LANES;                                                        \
+            vf v = {0};                                                                                         \
+            GATHER(float, v, x + i * s[1], s[1], m);                                                            \
+            v = OP(v, prm);                                                                                     \
+            SCATTER(float, v, o + i * s[0], s[0], m);                                                           \
+        }                                                                                                       \
+    }                                                                                                           \
+    static void NAME##_f16(ptrdiff_t n, char *const *p, const ptrdiff_t *s, const odml_params *prm) {          \
+        char *o = p[0];                                                                                         \
+        const char *x = p[1];                                                                                   \
+        ptrdiff_t i = 0;                                                                                        \
+        if (s[0] == 2 && s[1] == 2)                                                                             \
+            for (; i + LANES <= n; i += LANES) store_f16(o + 2 * i, OP(load_f16(x + 2 * i), prm));              \
+        for (; i < n; i += LANES) {                                                                             \
+            ptrdiff_t m = n - i < LANES ? n - i : LANES;                                                        \
+            scatter_f16(o + i * s[0], s[0], m, OP(gather_f16(x + i * s[1], s[1], m), prm));                     \
+        }                                                                                                       \
+    }
+#define UNARY_DEFINE(ID, OP) UNARY_LOOPS(OP, OP)
+UNARY_FLOAT_OPS(UNARY_DEFINE)
+
+/* ELEMENT_WISE_IF: out = cond ? a : b as raw bits, per element size. Operands: out, cond (u8), a, b. */
+#define IF_LOOP(T)                                                                                              \
+    static void if_##T(ptrdiff_t n, char *const *p, const ptrdiff_t *s, const odml_params *prm) {              \
+        typedef T vt VEC(T);                                                                                    \
+        typedef uint8_t vc VEC(uint8_t);                                                                        \
+        ptrdiff_t i = 0, z = sizeof(T);                                                                         \
+        if (s[0] == z && s[1] == 1 && s[2] == z && s[3] == z)                                                   \
+            for (; i + LANES <= n; i += LANES) {                                                                \
+                vc c;                                                                                           \
+                vt a, b;                                                                                        \
+                memcpy(&c, p[1] + i, sizeof c);                                                                 \
+                memcpy(&a, p[2] + i * z, sizeof a);                                                             \
+                memcpy(&b, p[3] + i * z, sizeof b);                                                             \
+                vt m = (vt)__builtin_convertvector(c != 0, __typeof__(a != b));                                 \
+                vt r = (a & m) | (b & ~m);                                                                      \
+                memcpy(p[0] + i * z, &r, sizeof r);                                                             \
+            }                                                                                                   \
+        for (; i < n; i++) {                                                                                    \
+            const char *src = *(const uint8_t *)(p[1] + i * s[1]) ? p[2] + i * s[2] : p[3] + i * s[3];          \
+            memcpy(p[0] + i * s[0], src, sizeof(T));                                                            \
+        }                                                                                                       \
+    }
+IF_LOOP(uint8_t)
+IF_LOOP(uint16_t)
+IF_LOOP(uint32_t)
+IF_LOOP(uint64_t)
+
+static ew_inner ew_pick(int op, const odml_array *out) {
+    switch (op) {
+#define UNARY_CASE(ID, OP)                                                                                      \
+    case ODML_OP_##ID:                                                                                          \
+        return out->dtype == ODML_F32 ? OP##_f32 : out->dtype == ODML_F16 ? OP##_f16 : NULL;
+        UNARY_FLOAT_OPS(UNARY_CASE)
+    case ODML_OP_IF:
+        switch (out->itemsize) {
+        case 1: return if_uint8_t;
+        case 2: return if_uint16_t;
+        case 4: return if_uint32_t;
+        case 8: return if_uint64_t;
+        }
+    }
+    return NULL;
+}
+
+static int elementwise(int op, int nin, const odml_array *in, const odml_array *out, const odml_params *prm) {
+    ew_inner fn = ew_pick(op, out);
+    if (!fn || nin + 1 > EW_MAXOP) return -1;
+    const odml_array *ops[EW_MAXOP] = {out};
+    for (int k = 0; k < nin; k++) ops[k + 1] = &in[k];
+    ew_run(nin + 1, ops, fn, prm);
+    return 0;
+}
+
+/* ============================== reduction engine ============================== */
+
+typedef struct {
+    int nd; /* reduced dimensions, ascending axis order, merged where contiguous */
+    ptrdiff_t n[ODML_MAXDIM], si[ODML_MAXDIM], so[ODML_MAXDIM]; /* sizes, input and output byte strides */
+} rdims;
+
+typedef struct {
+    int in_dtype, out_dtype, isize, osize, last;
+} rctx;
+
+/* contig: reduce the one group at `in`, writing at `out`. strip: reduce nl <= 16 groups side by side, lane l at
+ * in + l*lsi, written at out + l*lso. In both, `out` is the group's base (full-shape outputs walk R's so). */
+typedef void (*red_contig)(const char *in, char *out, const rdims *R, const rctx *c);
+typedef void (*red_strip)(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
+                          const rctx *c);
+
+/* Walk the runs of a group: BODY sees pi/po (the run's input/output start) and flat (the run's first
+ * row-major index over the reduced coordinates); the run has R->n[R->nd-1] elements. */
+#define FOR_RUNS(R, IN, OUT, pi, po, flat, ...)                                                                 \
+    do {                                                                                                        \
+        ptrdiff_t c_[ODML_MAXDIM] = {0};                                                                        \
+        const char *pi = (IN);                                                                                  \
+        char *po = (OUT);                                                                                       \
+        uint32_t flat = 0;                                                                                      \
+        const int l_ = (R)->nd - 1;                                                                             \
+        for (;;) {                                                                                              \
+            (void)po;                                                                                           \
+            __VA_ARGS__;                                                                                        \
+            flat += (uint32_t)(R)->n[l_];                                                                       \
+            (void)flat;                                                                                         \
+            int d_ = l_ - 1;                                                                                    \
+            for (; d_ >= 0; d_--) {                                                                             \
+                pi += (R)->si[d_];                                                                              \
+                po += (R)->so[d_];                                                                              \
+                if (++c_[d_] < (R)->n[d_]) break;                                                               \
+                pi -= (R)->si[d_] * (R)->n[d_];                                                                 \
+                po -= (R)->so[d_] * (R)->n[d_];                                                                 \
+                c_[d_] = 0;                                                                                     \
+            }                                                                                                   \
+            if (d_ < 0) break;                                                                                  \
+        }                                                                                                       \
+    } while (0)
+
+static const vu IOTA = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+
+static void store_index(char *p, int dtype, uint32_t v) {
+    switch (dtype) {
+    case ODML_I32: { int32_t x = (int32_t)v; memcpy(p, &x, 4); break; }
+    case ODML_U32: memcpy(p, &v, 4); break;
+    default: { uint64_t x = v; memcpy(p, &x, 8); break; } /* INT64, UINT64: the index is never negative */
+    }
+}
+
+/* ---- ARGMAX (and HARDMAX's first pass): per-lane running (max, index), NaN above every number.
+ * INCREASING takes strictly greater values (first max wins), DECREASING greater-or-equal (last wins). Lanes
+ * hold candidates; the final pick among tied lanes is by index, so lane order never matters. ---- */
+#define BEATS_F(x, m, last) ((last) ? ((x) >= (m)) | ((x) != (x)) : ((x) > (m)) | (((x) != (x)) & ((m) == (m))))
+#define TIED_F(x, m) (((x) == (m)) | (((x) != (x)) & ((m) != (m))))
+#define BEATS_I(x, m, last) ((last) ? ((x) >= (m)) : ((x) > (m)))
+#define TIED_I(x, m) ((x) == (m))
+#define LOAD_MEM(V, p) ({ V v_; memcpy(&v_, (p), sizeof v_); v_; })
+#define LOAD_F16(V, p) load_f16(p)
+
+#define ARGMAX_T(NAME, T, C, KIND, LOAD16, CONV)                                                                \
+    typedef C NAME##_v VEC(C);                                                                                  \
+    typedef __typeof__((NAME##_v){0} < (NAME##_v){0}) NAME##_m;                                                 \
+    ALWAYS NAME##_v NAME##_lanes(const char *p, ptrdiff_t s, ptrdiff_t nl) {                                    \
+        if (nl == LANES && s == sizeof(T)) return LOAD16(NAME##_v, p);                                          \
+        NAME##_v v = {0};                                                                                       \
+        for (ptrdiff_t l = 0; l < nl; l++) { T t; memcpy(&t, p + l * s, sizeof t); v[l] = (C)CONV(t); }        \
+        return v;                                                                                               \
+    }                                                                                                           \
+    ALWAYS void NAME##_update(NAME##_v x, vu at, int last, NAME##_v *m, vu *id) {                               \
+        NAME##_m t = BEATS_##KIND(x, *m, last);                                                                 \
+        *m = (NAME##_v)(((NAME##_m)x & t) | ((NAME##_m)*m & ~t));                                               \
+        vu tu = (vu)__builtin_convertvector(t, vi);                                                             \
+        *id = (at & tu) | (*id & ~tu);                                                                          \
+    }                                                                                                           \
+    static uint32_t NAME##_argmax_contig(const char *in, const rdims *R, int last) {                            \
+        T t0;                                                                                                   \
+        memcpy(&t0, in, sizeof t0);                                                                             \
+        C bm = (C)CONV(t0);                                                                                     \
+        uint32_t bi = 0;                                                                                        \
+        NAME##_v m = (NAME##_v){0} + bm, m2 = m;                                                                \
+        vu id = {0}, id2 = {0};                                                                                 \
+        FOR_RUNS(R, in, NULL, pi, po, flat, {                                                                   \
+            ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], i = 0;                                         \
+            if (s == sizeof(T)) {                                                                               \
+                /* two independent running states: the compare-select chain is latency bound */                 \
+                for (; i + 2 * LANES <= n; i += 2 * LANES) {                                                    \
+                    NAME##_update(LOAD16(NAME##_v, pi + i * (ptrdiff_t)sizeof(T)), IOTA + (flat + (uint32_t)i), \
+                                  last, &m, &id);                                                               \
+                    NAME##_update(LOAD16(NAME##_v, pi + (i + LANES) * (ptrdiff_t)sizeof(T)),                    \
+                                  IOTA + (flat + (uint32_t)(i + LANES)), last, &m2, &id2);                      \
+                }                                                                                               \
+                for (; i + LANES <= n; i += LANES)                                                              \
+                    NAME##_update(LOAD16(NAME##_v, pi + i * (ptrdiff_t)sizeof(T)), IOTA + (flat + (uint32_t)i), \
+                                  last, &m, &id);                                                               \
+            }                                                                                                   \
+            for (; i < n; i++) {                                                                                \
+                T t;                                                                                            \
+                memcpy(&t, pi + i * s, sizeof t);                                                               \
+                C x = (C)CONV(t);                                                                               \
+                if (BEATS_##KIND(x, bm, last)) { bm = x; bi = flat + (uint32_t)i; }                             \
+            }                                                                                                   \
+        });                                                                                                     \
+        NAME##_m t2 = BEATS_##KIND(m2, m, 0) |                                                                  \
+                      (TIED_##KIND(m2, m) & __builtin_convertvector(last ? id2 > id : id2 < id, NAME##_m));     \
+        m = (NAME##_v)(((NAME##_m)m2 & t2) | ((NAME##_m)m & ~t2));                                              \
+        vu t2u = (vu)__builtin_convertvector(t2, vi);                                                           \
+        id = (id2 & t2u) | (id & ~t2u);                                                                         \
+        for (int l = 0; l < LANES; l++)                                                                         \
+            if (BEATS_##KIND(m[l], bm, 0) || (TIED_##KIND(m[l], bm) && (last ? id[l] > bi : id[l] < bi))) {     \
+                bm = m[l];                                                                                      \
+                bi = id[l];                                                                                     \
+            }                                                                                                   \
+        return bi;                                                                                              \
+    }                                                                                                           \
+    static vu NAME##_argmax_strip(const char *in, ptrdiff_t lsi, int nl, const rdims *R, int last) {            \
+        NAME##_v m = NAME##_lanes(in, lsi, nl);                                                                 \
+        vu id = {0};                                                                                            \
+        FOR_RUNS(R, in, NULL, pi, po, flat, {                                                                   \
+            ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];                                                \
+            for (ptrdiff_t i = 0; i < n; i++)                                                                   \
+                NAME##_update(NAME##_lanes(pi + i * s, lsi, nl), (vu){0} + (flat + (uint32_t)i), last, &m, &id); \
+        });                                                                                                     \
+        return id;                                                                                              \
+    }                                                                                                           \
+    static void NAME##_argmax_c(const char *in, char *out, const rdims *R, const rctx *c) {                     \
+        store_index(out, c->out_dtype, NAME##_argmax_contig(in, R, c->last));                                   \
+    }                                                                                                           \
+    static void NAME##_argmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R, \
+                                const rctx *c) {                                                                \
+        vu id = NAME##_argmax_strip(in, lsi, nl, R, c->last);                                                   \
+        for (int l = 0; l < nl; l++) store_index(out + l * lso, c->out_dtype, id[l]);                           \
+    }
+
+#define SAME(t) (t)
+ARGMAX_T(f32, float, float, F, LOAD_MEM, SAME)
+ARGMAX_T(f16, uint16_t, float, F, LOAD_F16, f16_to_f32)
+ARGMAX_T(i8, int8_t, int8_t, I, LOAD_MEM, SAME)
+ARGMAX_T(i16, int16_t, int16_t, I, LOAD_MEM, SAME)
+ARGMAX_T(i32, int32_t, int32_t, I, LOAD_MEM, SAME)
+ARGMAX_T(i64, int64_t, int64_t, I, LOAD_MEM, SAME)
+ARGMAX_T(u8, uint8_t, uint8_t, I, LOAD_MEM, SAME)
+ARGMAX_T(u16, uint16_t, uint16_t, I, LOAD_MEM, SAME)
+ARGMAX_T(u32, uint32_t, uint32_t, I, LOAD_MEM, SAME)
+ARGMAX_T(u64, uint64_t, uint64_t, I, LOAD_MEM, SAME)
+
+/* ---- float lanes for HARDMAX and LOG_SOFTMAX (f32 or f16 storage, f32 compute) ---- */
+ALWAYS vf lanes_f(const char *p, ptrdiff_t s, ptrdiff_t nl, int f16, float pad) {
+    if (nl == LANES && s == (f16 ? 2 : 4)) return f16 ? load_f16(p) : loadf(p);
+    vf v = splatf(pad);
+    if (f16)
+        for (ptrdiff_t l = 0; l < nl; l++) { uint16_t h; memcpy(&h, p + l * s, 2); v[l] = f16_to_f32(h); }
+    else
+        for (ptrdiff_t l = 0; l < nl; l++) { float f; memcpy(&f, p + l * s, 4); v[l] = f; }
+    return v;
+}
+
+ALWAYS void put_lanes_f(char *p, ptrdiff_t s, ptrdiff_t nl, int f16, vf v) {
+    if (nl == LANES && s == (f16 ? 2 : 4)) {
+        if (f16) store_f16(p, v); else storef(p, v);
+    } else if (f16) {
+        uint16_t h[LANES];
+        store_f16(h, v);
+        for (ptrdiff_t l = 0; l < nl; l++) memcpy(p + l * s, &h[l], 2);
+    } else {
+        for (ptrdiff_t l = 0; l < nl; l++) { float f = v[l]; memcpy(p + l * s, &f, 4); }
+    }
+}
+
+/* ---- HARDMAX: the first maximum's index (ARGMAX INCREASING), then 1 there and 0 elsewhere ---- */
+static void hardmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
+    int f16 = c->in_dtype == ODML_F16;
+    uint32_t at = f16 ? f16_argmax_contig(in, R, 0) : f32_argmax_contig(in, R, 0);
+    FOR_RUNS(R, out, out, pi, po, flat, {
+        ptrdiff_t n = R->n[R->nd - 1], s = R->so[R->nd - 1];
+        (void)pi;
+        for (ptrdiff_t i = 0; i < n; i += LANES) {
+            vi hot = IOTA + (flat + (uint32_t)i) == (vu){0} + at;
+            put_lanes_f(po + i * s, s, n - i < LANES ? n - i : LANES, f16, selectf(hot, splatf(1), splatf(0)));
+        }
+    });
+}
+
+static void hardmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
+                      const rctx *c) {
+    int f16 = c->in_dtype == ODML_F16;
+    vu at = f16 ? f16_argmax_strip(in, lsi, nl, R, 0) : f32_argmax_strip(in, lsi, nl, R, 0);
+    FOR_RUNS(R, out, out, pi, po, flat, {
+        ptrdiff_t n = R->n[R->nd - 1], s = R->so[R->nd - 1];
+        (void)pi;
+        for (ptrdiff_t i = 0; i < n; i++)
+            put_lanes_f(po + i * s, lso, nl, f16, selectf(at == (vu){0} + (flat + (uint32_t)i), splatf(1), splatf(0)));
+    });
+}
+
+/* ---- LOG_SOFTMAX: out = x - max - log(sum(exp(x - max))), with log(sum) = log(count of maxima) +
+ * log1p(rest / count) in double so that a dominated group's maxima keep their tiny negative value. exp runs in
+ * float32 on x - max split exactly (TwoSum) into t + err, as exp(t) * (1 + err); the sums are in double; the
+ * output x - max - L is formed in double and rounded once to float32 (twice for float16: via float32).
+ * A group whose max is not finite (a NaN, a +inf, only -inf) is all NaN. ---- */
+ALWAYS vd widen(vf v) { return __builtin_convertvector(v, vd); }
+ALWAYS vf narrow(vd v) { return __builtin_convertvector(v, vf); }
+
+/* One vector of sum terms: count the maxima (x == m), add exp(x - m) of the others into a double sum (hi, the
+ * part exact in float) and a float one (lo, the small corrections): x - m = t + err exactly (TwoSum), exp(t) =
+ * s * (1 + r + q) with 1 + r = h + l exactly (Fast2Sum), so a term is s*h + s*(l + q + (h+q)*err), good to about
+ * 2e-8 where a float exp would give 1e-7. Terms below e^-87 (float32's normal range) are zero here and flag
+ * the group, which is then summed again with `slow` set, taking them in double from libm as the float64
+ * reference does: they decide whether a dominated maximum gives a subnormal, -0.0 or 0.0. */
+ALWAYS void add_terms(vf x, vf m, const int slow, const int plain, vi *flag, vi *cnt, vd *hi, vf *lo, int *pending) {
+    vf t = x - m, bb = t - x;
+    vf err = (x - (t - bb)) + (-m - bb);
+    vi eq = t == 0.0f, tiny = {0}, keep = ~eq;
+    if (!plain) { /* the group has terms below e^-87 or -inf entries (else every t is in [-87, 0]) */
+        tiny = (t < -87.0f) & (t > -INFINITY);
+        keep = ~(eq | tiny | (t < -100.0f)); /* (t < -100 also drops -inf, whose err is NaN) */
+    }
+    vf sc, r, q;
+    exp_parts_in(t, &sc, &r, &q, !plain);
+    vf h = r + 1.0f, l = r - (h - 1.0f);
+    vf eh = (vf)((vi)(sc * h) & keep), el = (vf)((vi)(sc * fmadd(h + q, err, l + q)) & keep);
+    vd e = widen(eh);
+    if (slow)
+        for (int k = 0; k < LANES; k++)
+            if (tiny[k]) e[k] = exp((double)x[k] - (double)m[k]);
+    *hi += e;
+    *lo += el;
+    if (++*pending == 16) { /* the float part goes to the double sum every 16 terms: its error stays ~1e-9 */
+        *hi += widen(*lo);
+        *lo = (vf){0};
+        *pending = 0;
+    }
+    *flag |= tiny;
+    *cnt -= eq;
+}
+
+/* The sum pass of a contiguous-run group; `slow` and `plain` are constants at each call (no call in the fast
+ * loop, no range checks where the group's minimum showed they cannot matter). */
+ALWAYS void sum_pass_c(const char *in, const rdims *R, int f16, vf vm, const int slow, const int plain, vi *flag,
+                       vi *cnt, vd *sum) {
+    vf lo = {0};
+    int pending = 0;
+    FOR_RUNS(R, in, NULL, pi, po, flat, {
+        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
+        for (ptrdiff_t i = 0; i < n; i += LANES) {
+            /* A partial vector's padding is -inf (no term), or in the plain case the max itself (counted as one
+             * of the maxima, then taken back) since plain terms have no -inf handling. */
+            ptrdiff_t k = n - i < LANES ? n - i : LANES;
+            add_terms(lanes_f(pi + i * s, s, k, f16, plain ? vm[0] : -INFINITY), vm, slow, plain, flag, cnt, sum,
+                      &lo, &pending);
+            if (plain) (*cnt)[0] -= (int32_t)(LANES - k);
+        }
+    });
+    *sum += widen(lo);
+}
+
+ALWAYS void sum_pass_s(const char *in, ptrdiff_t lsi, int nl, const rdims *R, int f16, vf m, const int slow,
+                       const int plain, vi *flag, vi *cnt, vd *sum) {
+    vf lo = {0};
+    int pending = 0;
+    FOR_RUNS(R, in, NULL, pi, po, flat, {
+        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
+        for (ptrdiff_t i = 0; i < n; i++)
+            add_terms(lanes_f(pi + i * s, lsi, nl, f16, 0), m, slow, plain, flag, cnt, sum, &lo, &pending);
+    });
+    *sum += widen(lo);
+}
+
+#define ANY(v) ({ int a_ = 0; for (int l_ = 0; l_ < LANES; l_++) a_ |= (v)[l_] != 0; a_; })
+
+/* max with NaN winning */
+ALWAYS vf maxnan(vf m, vf x) { return selectf((x > m) | (x != x), x, m); }
+
+/* log(count + rest) as log(count) + log1p(rest / count); one libm call in the usual case of a single maximum. */
+static double log_sum(uint64_t count, double rest) {
+    return count == 1 ? log1p(rest) : log((double)count) + log1p(rest / (double)count);
+}
+
+static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
+    int f16 = c->in_dtype == ODML_F16;
+    vf mv = splatf(-INFINITY), mv2 = mv, mn = splatf(INFINITY);
+    FOR_RUNS(R, in, out, pi, po, flat, {
+        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], i = 0;
+        for (; i + 2 * LANES <= n; i += 2 * LANES) { /* two chains, as in argmax */
+            vf a = lanes_f(pi + i * s, s, LANES, f16, 0), b = lanes_f(pi + (i + LANES) * s, s, LANES, f16, 0);
+            mv = maxnan(mv, a);
+            mv2 = maxnan(mv2, b);
+            mn = selectf(a < mn, a, mn);
+            mn = selectf(b < mn, b, mn);
+        }
+        for (; i < n; i += LANES) {
+            ptrdiff_t k = n - i < LANES ? n - i : LANES;
+            vf a = lanes_f(pi + i * s, s, k, f16, INFINITY);
+            mn = selectf(a < mn, a, mn);
+            mv = maxnan(mv, k == LANES ? a : lanes_f(pi + i * s, s, k, f16, -INFINITY));
+        }
+    });
+    mv = maxnan(mv, mv2);
+    float m = mv[0], low = mn[0];
+    for (int l = 1; l < LANES; l++) {
+        m = (mv[l] > m || mv[l] != mv[l]) ? mv[l] : m;
+        low = mn[l] < low ? mn[l] : low;
+    }
+    double L = NAN;
+    if (isfinite(m)) {
+        vf vm = splatf(m);
+        vi cnt = {0}, flag = {0};
+        vd sum = {0};
+        if (low - m >= -87.0f) { /* every term in float's normal range, no -inf: the plain sum */
+            sum_pass_c(in, R, f16, vm, 0, 1, &flag, &cnt, &sum);
+        } else {
+            sum_pass_c(in, R, f16, vm, 0, 0, &flag, &cnt, &sum);
+            if (ANY(flag)) {
+                cnt = (vi){0}, sum = (vd){0};
+                sum_pass_c(in, R, f16, vm, 1, 0, &flag, &cnt, &sum);
+            }
+        }
+        L = log_sum((uint64_t)hsum_i(cnt), hsum_d(sum)); /* (a lane count stays below 2^28) */
+    }
+    vd md = (vd){0} + (double)m, Ld = (vd){0} + L;
+    FOR_RUNS(R, in, out, pi, po, flat, {
+        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
+        for (ptrdiff_t i = 0; i < n; i += LANES) {
+            ptrdiff_t k = n - i < LANES ? n - i : LANES;
+            put_lanes_f(po + i * so, so, k, f16, narrow((widen(lanes_f(pi + i * s, s, k, f16, 0)) - md) - Ld));
+        }
+    });
+}
+
+static void log_softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
+                          const rctx *c) {
+    int f16 = c->in_dtype == ODML_F16;
+    vf m = splatf(-INFINITY), mn = splatf(INFINITY);
+    FOR_RUNS(R, in, out, pi, po, flat, {
+        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
+        for (ptrdiff_t i = 0; i < n; i++) {
+            vf x = lanes_f(pi + i * s, lsi, nl, f16, 0);
+            m = maxnan(m, x);
+            mn = selectf(x < mn, x, mn);
+        }
+    });
+    vi cnt = {0}, flag = {0};
+    vd sum = {0};
+    if (!ANY(~((mn - m) >= -87.0f))) { /* every lane's terms in float's normal range (and no NaN): plain sum */
+        sum_pass_s(in, lsi, nl, R, f16, m, 0, 1, &flag, &cnt, &sum);
+    } else {
+        sum_pass_s(in, lsi, nl, R, f16, m, 0, 0, &flag, &cnt, &sum);
+        if (ANY(flag)) {
+            cnt = (vi){0}, sum = (vd){0};
+            sum_pass_s(in, lsi, nl, R, f16, m, 1, 0, &flag, &cnt, &sum);
+        }
+    }
+    vd L, md = widen(m);
+    for (int l = 0; l < LANES; l++) L[l] = isfinite(m[l]) ? log_sum((uint32_t)cnt[l], sum[l]) : NAN;
+    FOR_RUNS(R, in, out, pi, po, flat, {
+        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
+        for (ptrdiff_t i = 0; i < n; i++) {
+            put_lanes_f(po + i * so, lso, nl, f16, narrow((widen(lanes_f(pi + i * s, lsi, nl, f16, 0)) - md) - L));
+        }
+    });
+}
+
+/* ---- the engine ---- */
+typedef struct {
+    rdims R;
+    int nk; /* kept dimensions other than the lane dimension */
+    ptrdiff_t kn[ODML_MAXDIM], ksi[ODML_MAXDIM], kso[ODML_MAXDIM];
+    ptrdiff_t nstrips, lane_n, lane_si, lane_so; /* strip mode when nstrips > 0 */
+    const char *in;
+    char *out;
+    rctx c;
+    red_contig contig;
+    red_strip strip;
+} red_plan;
+
+static void red_task(void *ctx, ptrdiff_t begin, ptrdiff_t end) {
+    const red_plan *P = ctx;
+    ptrdiff_t per = P->nstrips ? P->nstrips : 1, k = begin / per, strip = begin % per, idx[ODML_MAXDIM];
+    const char *in = P->in;
+    char *out = P->out;
+    for (int d = P->nk - 1; d >= 0; d--) { /* unravel the first group once; then count (no divisions) */
+        idx[d] = k % P->kn[d];
+        k /= P->kn[d];
+        in += idx[d] * P->ksi[d];
+        out += idx[d] * P->kso[d];
+    }
+    for (ptrdiff_t item = begin; item < end; item++) {
+        if (!P->nstrips) {
+            P->contig(in, out, &P->R, &P->c);
+        } else {
+            ptrdiff_t first = strip * LANES, nl = P->lane_n - first < LANES ? P->lane_n - first : LANES;
+            P->strip(in + first * P->lane_si, P->lane_si, out + first * P->lane_so, P->lane_so, (int)nl, &P->R,
+                     &P->c);
+            if (++strip < per) continue;
+            strip = 0;
+        }
+        for (int d = P->nk - 1; d >= 0; d--) {
+            in += P->ksi[d];
+            out += P->kso[d];
+            if (++idx[d] < P->kn[d]) break;
+            in -= P->ksi[d] * P->kn[d];
+            out -= P->kso[d] * P->kn[d];
+            idx[d] = 0;
+        }
+    }
+}
+
+static int red_pick(int op, int in_dtype, red_contig *c, red_strip *s) {
+    if (op == ODML_OP_ARGMAX) {
+        switch (in_dtype) {
+#define ARGMAX_CASE(NAME, DT) case DT: *c = NAME##_argmax_c; *s = NAME##_argmax_s; return 0;
+            ARGMAX_CASE(f32, ODML_F32) ARGMAX_CASE(f16, ODML_F16) ARGMAX_CASE(i8, ODML_I8)
+            ARGMAX_CASE(i16, ODML_I16) ARGMAX_CASE(i32, ODML_I32) ARGMAX_CASE(i64, ODML_I64)
+            ARGMAX_CASE(u8, ODML_U8) ARGMAX_CASE(u16, ODML_U16) ARGMAX_CASE(u32, ODML_U32)
+            ARGMAX_CASE(u64, ODML_U64)
+        }
+        return -1;
+    }
+    if (in_dtype != ODML_F32 && in_dtype != ODML_F16) return -1;
+    if (op == ODML_OP_HARDMAX) { *c = hardmax_c; *s = hardmax_s; return 0; }
+    if (op == ODML_OP_LOG_SOFTMAX) { *c = log_softmax_c; *s = log_softmax_s; return 0; }
+    return -1;
+}
+
+static int reduce(int op, const odml_array *in, const odml_array *out, const odml_params *prm) {
+    red_plan P = {.in = in->data, .out = out->data};
+    P.c = (rctx){in->dtype, out->dtype, in->itemsize, out->itemsize, prm->flags & ODML_LAST};
+    if (red_pick(op, in->dtype, &P.contig, &P.strip)) return -1;
+    int full = op != ODML_OP_ARGMAX; /* the output has the input's shape (else 1 in the reduced dimensions) */
+    int lane = -1, nk = 0;
+    ptrdiff_t kn[ODML_MAXDIM], ksi[ODML_MAXDIM], kso[ODML_MAXDIM];
+    for (int d = 0; d < in->ndim; d++) {
+        ptrdiff_t n = in->shape[d], si = in->strides[d], so = full ? out->strides[d] : 0;
+        if (n == 1) continue;
+        if (!(prm->axes >> d & 1)) {
+            if (lane < 0 && si == in->itemsize) lane = nk;
+            kn[nk] = n, ksi[nk] = si, kso[nk] = out->strides[d], nk++;
+            continue;
+        }
+        rdims *R = &P.R;
+        int m = R->nd - 1;
+        if (R->nd && R->si[m] == si * n && R->so[m] == so * n) { /* merge with the previous reduced dim */
+            R->n[m] *= n, R->si[m] = si, R->so[m] = so;
+        } else {
+            R->n[R->nd] = n, R->si[R->nd] = si, R->so[R->nd] = so, R->nd++;
+        }
+    }
+    if (!P.R.nd) P.R = (rdims){1, {1}, {in->itemsize}, {out->itemsize}};
+    int inner = P.R.nd - 1, contig = P.R.si[inner] == in->itemsize;
+    if (lane < 0 && !contig && nk) { /* no contiguous dimension: gather lanes along the densest kept one */
+        lane = 0;
+        for (int k = 1; k < nk; k++)
+            if (ksi[k] < ksi[lane]) lane = k;
+    }
+    if (lane >= 0 && !(contig && P.R.n[inner] >= LANES)) {
+        P.lane_n = kn[lane], P.lane_si = ksi[lane], P.lane_so = kso[lane];
+        P.nstrips = (P.lane_n + LANES - 1) / LANES;
+    } else {
+        lane = -1;
+    }
+    ptrdiff_t items = P.nstrips ? P.nstrips : 1;
+    for (int k = 0; k < nk; k++) {
+        if (k == lane) continue;
+        P.kn[P.nk] = kn[k], P.ksi[P.nk] = ksi[k], P.kso[P.nk] = kso[k], P.nk++;
+        items *= kn[k];
+    }
+    odml_parallel(red_task, &P, items, 1, prm->nthreads);
+    return 0;
+}
+
+const odml_isa CAT(odml_isa_, ODML_ISA) = {
+#define STR_(x) #x
+#define STR(x) STR_(x)
+    STR(ODML_ISA), elementwise, reduce};

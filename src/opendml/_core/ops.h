@@ -1,0 +1,12 @@
+/* The operators of each engine. Adding an operator (see kernels.c's header for the inner function):
+ *   1. add X(NAME) to its engine's list below;
+ *   2. write its inner function in kernels.c and add one line to that engine's table there;
+ *   3. register a Python kernel in opendml/kernels/compiled/ that calls _native.elementwise/_native.reduce
+ *      with OP_NAME (module.c exports every name below as OP_<NAME>) and lists the dtypes it takes. */
+#ifndef ODML_OPS_H
+#define ODML_OPS_H
+
+#define ODML_ELEMENTWISE_OPS(X) X(HARD_SIGMOID) X(IF)
+#define ODML_REDUCE_OPS(X) X(ARGMAX) X(HARDMAX) X(LOG_SOFTMAX)
+
+#endif

@@ -1,0 +1,201 @@
+/* Portable SIMD for the kernels: GCC/Clang vector extensions of 16 lanes, which each ISA variant of
+ * kernels.c lowers to its own registers (4 SSE2/NEON, 2 AVX2 or 1 AVX-512 register per float vector).
+ * Only the f16 conversions and non-temporal stores need x86 intrinsics, chosen by the -m flags in force. */
+#ifndef ODML_SIMD_H
+#define ODML_SIMD_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__F16C__) || defined(__AVX512F__) || defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
+#define LANES 16
+#define VEC(T) __attribute__((vector_size(LANES * sizeof(T))))
+typedef float vf VEC(float);
+typedef int32_t vi VEC(int32_t);
+typedef uint32_t vu VEC(uint32_t);
+typedef double vd VEC(double);
+
+#define ALWAYS static inline __attribute__((always_inline))
+
+/* Horizontal reductions by halving (log2(16) steps, a fixed order: the same bits on every call). */
+#define HALVES(T, NAME, OP)                                                                                     \
+    ALWAYS T NAME(T __attribute__((vector_size(LANES * sizeof(T)))) v) {                                        \
+        typedef T h8 __attribute__((vector_size(8 * sizeof(T))));                                              \
+        typedef T h4 __attribute__((vector_size(4 * sizeof(T))));                                              \
+        typedef T h2 __attribute__((vector_size(2 * sizeof(T))));                                              \
+        h8 a, b;                                                                                                \
+        memcpy(&a, &v, sizeof a), memcpy(&b, (char *)&v + sizeof a, sizeof b);                                  \
+        a = OP(a, b);                                                                                           \
+        h4 c, d;                                                                                                \
+        memcpy(&c, &a, sizeof c), memcpy(&d, (char *)&a + sizeof c, sizeof d);                                  \
+        c = OP(c, d);                                                                                           \
+        h2 e, f;                                                                                                \
+        memcpy(&e, &c, sizeof e), memcpy(&f, (char *)&c + sizeof e, sizeof f);                                  \
+        e = OP(e, f);                                                                                           \
+        return OP(e[0], e[1]);                                                                                  \
+    }
+#define ADD_(a, b) ((a) + (b))
+HALVES(double, hsum_d, ADD_)
+HALVES(int32_t, hsum_i, ADD_)
+
+/* Unaligned whole-vector load and store (memcpy compiles to one move per register). */
+ALWAYS vf loadf(const void *p) { vf v; memcpy(&v, p, sizeof v); return v; }
+ALWAYS void storef(void *p, vf v) { memcpy(p, &v, sizeof v); }
+ALWAYS vf selectf(vi m, vf a, vf b) { return (vf)(((vi)a & m) | ((vi)b & ~m)); }
+ALWAYS vf splatf(float x) { vf v = {0}; return v + x; }
+ALWAYS vi splati(int32_t x) { vi v = {0}; return v + x; }
+
+/* ---- float16 <-> float32, exact (NumPy's conversions: f16->f32 exact, f32->f16 round to nearest even). ---- */
+static inline float f16_to_f32(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
+    if (exp == 0x1f) {
+        bits = sign | 0x7f800000u | (man << 13);
+    } else if (exp) {
+        bits = sign | ((exp + 112) << 23) | (man << 13);
+    } else {
+        float f = (float)man * 0x1p-24f; /* subnormal (or zero): exact */
+        memcpy(&bits, &f, 4);
+        bits |= sign;
+    }
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+static inline uint16_t f32_to_f16(float f) {
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000, a = x & 0x7fffffffu;
+    if (a >= 0x7f800000u) /* inf or NaN: keep a quiet NaN's top payload bits */
+        return (uint16_t)(sign | 0x7c00 | (a > 0x7f800000u ? 0x200 | ((a >> 13) & 0x3ff) : 0));
+    if (a >= 0x477ff000u) return (uint16_t)(sign | 0x7c00); /* rounds to >= 65520: inf */
+    if (a < 0x38800000u) { /* below 2^-14: subnormal half; let the FPU round (x * 2^24 is exact in range) */
+        float t;
+        uint32_t ab = a;
+        memcpy(&t, &ab, 4);
+        return (uint16_t)(sign | (uint32_t)lrintf(t * 0x1p24f));
+    }
+    uint32_t r = a + 0x0fffu + ((a >> 13) & 1); /* round to nearest even on the 13 dropped bits */
+    return (uint16_t)(sign | ((r - 0x38000000u) >> 13));
+}
+
+/* 16 halves -> 16 floats and back. */
+ALWAYS vf load_f16(const void *p) {
+#if defined(__AVX512F__)
+    return (vf)_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p));
+#elif defined(__F16C__)
+    __m256 lo = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p));
+    __m256 hi = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const char *)p + 16)));
+    vf v;
+    memcpy(&v, &lo, 32);
+    memcpy((char *)&v + 32, &hi, 32);
+    return v;
+#else
+    uint16_t h[LANES];
+    memcpy(h, p, sizeof h);
+    vf v;
+    for (int i = 0; i < LANES; i++) v[i] = f16_to_f32(h[i]);
+    return v;
+#endif
+}
+
+ALWAYS void store_f16(void *p, vf v) {
+#if defined(__AVX512F__)
+    _mm256_storeu_si256((__m256i *)p, _mm512_cvtps_ph((__m512)v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+#elif defined(__F16C__)
+    __m256 lo, hi;
+    memcpy(&lo, &v, 32);
+    memcpy(&hi, (char *)&v + 32, 32);
+    _mm_storeu_si128((__m128i *)p, _mm256_cvtps_ph(lo, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    _mm_storeu_si128((__m128i *)((char *)p + 16), _mm256_cvtps_ph(hi, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+#else
+    uint16_t h[LANES];
+    for (int i = 0; i < LANES; i++) h[i] = f32_to_f16(v[i]);
+    memcpy(p, h, sizeof h);
+#endif
+}
+
+/* Non-temporal 64-byte store (p 64-byte aligned): large outputs bypass the caches instead of evicting the
+ * input that is still to be read. Falls back to a plain store where there is no such instruction. */
+ALWAYS void stream64(void *p, vf v) {
+#if defined(__AVX512F__)
+    _mm512_stream_ps((float *)p, (__m512)v);
+#elif defined(__AVX2__)
+    __m256 lo, hi;
+    memcpy(&lo, &v, 32);
+    memcpy(&hi, (char *)&v + 32, 32);
+    _mm256_stream_ps((float *)p, lo);
+    _mm256_stream_ps((float *)p + 8, hi);
+#else
+    storef(p, v);
+#endif
+}
+
+ALWAYS void stream_fence(void) {
+#if defined(__AVX2__) || defined(__AVX512F__)
+    _mm_sfence();
+#endif
+}
+
+/* a * b + c, fused where the ISA has FMA (kernels whose result must match NumPy bit for bit do not use it). */
+ALWAYS vf fmadd(vf a, vf b, vf c) {
+#if defined(__AVX512F__)
+    return (vf)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
+#elif defined(__FMA__)
+    __m256 a0, a1, b0, b1, c0, c1;
+    memcpy(&a0, &a, 32), memcpy(&a1, (char *)&a + 32, 32);
+    memcpy(&b0, &b, 32), memcpy(&b1, (char *)&b + 32, 32);
+    memcpy(&c0, &c, 32), memcpy(&c1, (char *)&c + 32, 32);
+    a0 = _mm256_fmadd_ps(a0, b0, c0), a1 = _mm256_fmadd_ps(a1, b1, c1);
+    vf r;
+    memcpy(&r, &a0, 32), memcpy((char *)&r + 32, &a1, 32);
+    return r;
+#else
+    return a * b + c;
+#endif
+}
+
+/* ---- exp(x) in float32 arithmetic: Cody-Waite reduction x = n*ln2 + r with a two-part ln2 (n*LN2_HI is exact,
+ * so no FMA is needed and every ISA gives the same bits), then Cephes' degree-6 polynomial: exp(x) =
+ * 2^n * (1 + r + q), |r| <= ln2/2, q = r^2 * P(r). exp_parts returns the parts so that a caller can add them in
+ * double (about 2e-8 relative error: log-softmax); exp_f32 adds them in float (about 1 ulp).
+ * Domain x <= 88; below -87.3 (and -inf) the scale is 0, so callers that need those tiny terms take them
+ * elsewhere (log-softmax does, from libm in double). ---- */
+ALWAYS void exp_parts_in(vf x, vf *scale, vf *r, vf *q, const int clamp) {
+    const float LOG2E = 1.44269504088896341f, LN2_HI = 0.693359375f, LN2_LO = -2.12194440e-4f;
+    const float MAGIC = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer, kept in the low bits */
+    vi tiny = {0};
+    vf xc = x;
+    if (clamp) {
+        tiny = x < -87.3f;
+        xc = selectf(x <= 88.0f, x, splatf(88.0f)); /* also NaN: keeps the arithmetic below finite */
+        xc = selectf(tiny, splatf(0.0f), xc);
+    }
+    vf biased = fmadd(xc, splatf(LOG2E), splatf(MAGIC));
+    vf n = biased - MAGIC;
+    vf rr = fmadd(n, splatf(-LN2_LO), fmadd(n, splatf(-LN2_HI), xc));
+    vf p = fmadd(splatf(1.9875691500e-4f), rr, splatf(1.3981999507e-3f));
+    p = fmadd(p, rr, splatf(8.3334519073e-3f));
+    p = fmadd(p, rr, splatf(4.1665795894e-2f));
+    p = fmadd(p, rr, splatf(1.6666665459e-1f));
+    p = fmadd(p, rr, splatf(5.0000001201e-1f));
+    *q = p * (rr * rr);
+    *r = rr;
+    *scale = (vf)(((vi)biased - (vi)splatf(MAGIC) + 127) << 23);
+    if (clamp) *scale = (vf)((vi)*scale & ~tiny);
+}
+
+/* Any x in the domain (clamped); exp_parts_in(..., 0) is for callers that know -87.3 <= x <= 88. */
+ALWAYS void exp_parts(vf x, vf *scale, vf *r, vf *q) { exp_parts_in(x, scale, r, q, 1); }
+
+ALWAYS vf exp_f32(vf x) {
+    vf s, r, q;
+    exp_parts(x, &s, &r, &q);
+    return s * ((q + r) + 1.0f);
+}
+
+#endif

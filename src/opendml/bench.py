@@ -1,0 +1,351 @@
+"""Benchmark: ``python -m opendml.bench [--quick] [--ops ...] [--shapes ...] [--json PATH]``.
+
+Times every operator x {float32, float16} x {one axis (the last), two axes (the last two), where the operator
+reduces} at each shape, on 1 and 2 threads (opendml's ``set_num_threads``), against, in the same run:
+
+* the bound: max(a NumPy copy of as many bytes as the operator reads and writes, a NumPy read of its input);
+* onnxruntime (skipped when not installed, or when its CPU provider has no kernel for the dtype): one thread
+  (``intra_op_num_threads=1``) for the 1-thread rows, its default for the 2-thread rows; IO binding into
+  preallocated outputs; ONNX's single-axis operators take two trailing axes through Reshape;
+* PyTorch (when installed; ``torch.set_num_threads``) and the plain NumPy one-liner.
+
+opendml runs ``CompiledOperator.execute`` into a preallocated output. Samples of all contenders are interleaved
+(round-robin), and the table reports medians. It then times the per-call overhead at (1,16) and (8,64,64):
+``execute`` into a preallocated output vs onnxruntime's IO binding, and the cached ``functional`` call vs
+``InferenceSession.run``. Prints Markdown; ``--json PATH`` also writes every figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import opendml as dml
+from opendml import functional as F
+
+T = dml.TensorDataType
+OPS = ("hard_sigmoid", "if", "argmax", "hardmax", "log_softmax")
+ONNX = {"hard_sigmoid": "HardSigmoid", "if": "Where", "argmax": "ArgMax", "hardmax": "Hardmax", "log_softmax": "LogSoftmax"}
+DTYPES = {"float32": (np.float32, T.FLOAT32), "float16": (np.float16, T.FLOAT16)}
+
+
+def cpu_name() -> str:
+    try:
+        with open("/proc/cpuinfo") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+@dataclass
+class Case:
+    op: str
+    dtype: str
+    shape: tuple
+    axes: tuple
+    inputs: list
+    output: np.ndarray
+    bytes_read: int
+    bytes_written: int
+    contenders: dict = field(default_factory=dict)  # name -> callable
+
+
+def make_case(op, dtype_name, shape, axes, rng) -> Case:
+    dtype, data_type = DTYPES[dtype_name]
+    x = rng.standard_normal(shape).astype(dtype)
+    desc_x = dml.BufferTensorDesc.like(x)
+    device = dml.Device()
+    if op == "hard_sigmoid":
+        inputs, out = [x], np.empty_like(x)
+        desc = dml.ActivationHardSigmoidOperatorDesc(input_tensor=desc_x, output_tensor=desc_x, alpha=0.2, beta=0.5)
+    elif op == "if":
+        cond = (rng.random(shape) < 0.5).astype(np.uint8)
+        b = rng.standard_normal(shape).astype(dtype)
+        inputs, out = [cond, x, b], np.empty_like(x)
+        desc = dml.ElementWiseIfOperatorDesc(
+            condition_tensor=dml.BufferTensorDesc.like(cond), a_tensor=desc_x, b_tensor=desc_x, output_tensor=desc_x
+        )
+    elif op == "argmax":
+        out_shape = tuple(1 if d in axes else s for d, s in enumerate(shape))
+        inputs, out = [x], np.empty(out_shape, np.int64)
+        desc = dml.ArgmaxOperatorDesc(
+            input_tensor=desc_x, output_tensor=dml.BufferTensorDesc(T.INT64, out_shape), axes=axes,
+            axis_direction=dml.AxisDirection.INCREASING,
+        )  # fmt: skip
+    else:
+        cls = dml.ActivationHardmax1OperatorDesc if op == "hardmax" else dml.ActivationLogSoftmax1OperatorDesc
+        inputs, out = [x], np.empty_like(x)
+        desc = cls(input_tensor=desc_x, output_tensor=desc_x, axes=axes)
+    compiled = device.compile_operator(device.create_operator(desc))
+    case = Case(op, dtype_name, shape, axes, inputs, out, sum(a.nbytes for a in inputs), out.nbytes)
+    case.contenders["opendml"] = lambda: compiled.execute(inputs, [out])
+    case.contenders["numpy"] = numpy_baseline(case)
+    return case
+
+
+def numpy_baseline(case: Case):
+    x, out, axes = case.inputs[-1] if case.op != "if" else case.inputs[1], case.output, case.axes
+    if case.op == "hard_sigmoid":
+        a, b = x.dtype.type(0.2), x.dtype.type(0.5)
+        return lambda: np.clip(x * a + b, 0, 1, out=out)
+    if case.op == "if":
+        c, a, b = case.inputs
+        return lambda: np.copyto(out, np.where(c != 0, a, b))
+    grouped_shape = tuple(s for d, s in enumerate(x.shape) if d not in axes) + (-1,)
+
+    def argmax_flat():
+        return x.reshape(grouped_shape).argmax(-1)  # axes are trailing here
+
+    if case.op == "argmax":
+        return lambda: np.copyto(out, argmax_flat().reshape(out.shape))
+    if case.op == "hardmax":
+        n = int(np.prod([x.shape[d] for d in axes]))
+        return lambda: np.copyto(out, (np.arange(n) == argmax_flat()[..., None]).reshape(x.shape))
+
+    def log_softmax():
+        shifted = x - x.max(axis=axes, keepdims=True)
+        np.subtract(shifted, np.log(np.exp(shifted).sum(axis=axes, keepdims=True)), out=out)
+
+    return log_softmax
+
+
+def add_bound(case: Case):
+    """The same-run memory bound: a copy of (read + written) / 2 bytes each way, and a read of the input."""
+    moved = (case.bytes_read + case.bytes_written) // 2
+    src, dst = np.ones(moved, np.uint8), np.empty(moved, np.uint8)
+    x = case.inputs[-1].reshape(-1).view(np.uint8)
+    words = x[: x.size - x.size % 8].view(np.uint64)
+    case.contenders["copy"] = lambda: np.copyto(dst, src)
+    case.contenders["read"] = lambda: np.bitwise_or.reduce(words)
+
+
+def add_onnxruntime(case: Case, threads: int):
+    try:
+        import onnx
+        import onnxruntime as ort
+        from onnx import TensorProto, helper
+    except ImportError:
+        return
+    np_to_onnx = {np.float32: TensorProto.FLOAT, np.float16: TensorProto.FLOAT16}
+    elem = np_to_onnx[DTYPES[case.dtype][0]]
+    shape, axes = list(case.shape), case.axes
+    nodes, inits = [], []
+    x_name = "x"
+    if case.op == "if":
+        inputs = [
+            helper.make_tensor_value_info("c", TensorProto.BOOL, shape),
+            helper.make_tensor_value_info("a", elem, shape),
+            helper.make_tensor_value_info("b", elem, shape),
+        ]
+        nodes.append(helper.make_node("Where", ["c", "a", "b"], ["y"]))
+        feeds = {"c": case.inputs[0].view(np.bool_), "a": case.inputs[1], "b": case.inputs[2]}
+    else:
+        inputs = [helper.make_tensor_value_info("x", elem, shape)]
+        feeds = {"x": case.inputs[0]}
+        attrs = {"alpha": 0.2, "beta": 0.5} if case.op == "hard_sigmoid" else {}
+        if case.op != "hard_sigmoid":
+            attrs["axis"] = len(shape) - 1
+            if len(axes) > 1:  # trailing axes merged into one through Reshape
+                merged = [*shape[: len(shape) - len(axes)], -1]
+                inits.append(helper.make_tensor("s", TensorProto.INT64, [len(merged)], merged))
+                nodes.append(helper.make_node("Reshape", ["x", "s"], ["xr"]))
+                x_name, attrs["axis"] = "xr", len(merged) - 1
+        if case.op == "argmax":
+            attrs["keepdims"] = 1
+        y_name = "yr" if x_name == "xr" else "y"
+        nodes.append(helper.make_node(ONNX[case.op], [x_name], [y_name], **attrs))
+        if x_name == "xr":
+            out_shape = list(case.output.shape)
+            inits.append(helper.make_tensor("o", TensorProto.INT64, [len(out_shape)], out_shape))
+            nodes.append(helper.make_node("Reshape", ["yr", "o"], ["y"]))
+    out_elem = TensorProto.INT64 if case.op == "argmax" else elem
+    graph = helper.make_graph(
+        nodes, "g", inputs, [helper.make_tensor_value_info("y", out_elem, list(case.output.shape))], inits
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1 if threads == 1 else 0
+    options.log_severity_level = 3
+    try:
+        session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+        binding = session.io_binding()
+        for name, value in feeds.items():
+            binding.bind_cpu_input(name, value)
+        out = case.output
+        binding.bind_output("y", "cpu", 0, out.dtype, out.shape, out.ctypes.data)
+        session.run_with_iobinding(binding)
+    except Exception:  # no CPU kernel for this dtype (onnxruntime has few float16 CPU kernels)
+        return
+    case.contenders["onnxruntime"] = lambda: session.run_with_iobinding(binding)
+
+
+def add_torch(case: Case, threads: int):
+    try:
+        import torch
+    except ImportError:
+        return
+    torch.set_num_threads(threads)
+    xs = [torch.from_numpy(a) for a in case.inputs]
+    out = torch.from_numpy(case.output)
+    dims = list(case.axes)
+    try:
+        if case.op == "hard_sigmoid":
+            fn = lambda: torch.clamp(xs[0] * 0.2 + 0.5, 0, 1, out=out)  # noqa: E731
+        elif case.op == "if":
+            fn = lambda: torch.where(xs[0].bool(), xs[1], xs[2], out=out)  # noqa: E731
+        elif case.op == "log_softmax" and len(dims) == 1:
+            fn = lambda: torch.log_softmax(xs[0], dims[0], out=out)  # noqa: E731
+        elif case.op == "log_softmax":
+            fn = lambda: out.copy_(xs[0] - torch.logsumexp(xs[0], dims, keepdim=True))  # noqa: E731
+        elif case.op == "argmax" and len(dims) == 1:
+            fn = lambda: out.copy_(torch.argmax(xs[0], dims[0], keepdim=True))  # noqa: E731
+        else:
+            return
+        fn()
+    except Exception:
+        return
+    case.contenders["torch"] = fn
+
+
+def measure(case: Case, samples: int) -> dict[str, float]:
+    """Median seconds per contender, samples interleaved round-robin."""
+    times = {name: [] for name in case.contenders}
+    for fn in case.contenders.values():
+        fn()  # warm up
+    for _ in range(samples):
+        for name, fn in case.contenders.items():
+            start = time.perf_counter()
+            fn()
+            times[name].append(time.perf_counter() - start)
+    return {name: statistics.median(ts) for name, ts in times.items()}
+
+
+def overhead(shape, samples: int) -> dict[str, float]:
+    """Per-call seconds at a tiny shape: execute vs IO binding, functional vs session.run (HARD_SIGMOID f32)."""
+    rng = np.random.default_rng(0)
+    case = make_case("hard_sigmoid", "float32", shape, (), rng)
+    x = case.inputs[0]
+    F.activation_hard_sigmoid(x)
+    result = {"opendml execute": case.contenders["opendml"], "opendml functional": lambda: F.activation_hard_sigmoid(x)}
+    add_onnxruntime(case, 1)
+    if "onnxruntime" in case.contenders:
+        result["onnxruntime io_binding"] = case.contenders["onnxruntime"]
+        import onnxruntime as ort
+        from onnx import TensorProto, helper
+
+        graph = helper.make_graph(
+            [helper.make_node("HardSigmoid", ["x"], ["y"], alpha=0.2, beta=0.5)],
+            "g",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(shape))],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(shape))],
+        )
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        model.ir_version = 8
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1
+        plain = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+        result["onnxruntime session.run"] = lambda: plain.run(None, {"x": x})
+    reps = 200
+    per_call = {name: [] for name in result}
+    for fn in result.values():
+        fn()
+    for _ in range(samples):
+        for name, fn in result.items():
+            start = time.perf_counter()
+            for _ in range(reps):
+                fn()
+            per_call[name].append((time.perf_counter() - start) / reps)
+    return {name: statistics.median(ts) for name, ts in per_call.items()}
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m opendml.bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="3 samples, only (8,64,64) unless --shapes is given")
+    parser.add_argument("--ops", nargs="+", choices=OPS, default=list(OPS))
+    parser.add_argument("--dtypes", nargs="+", choices=list(DTYPES), default=list(DTYPES))
+    parser.add_argument("--shapes", nargs="+", default=None, help="e.g. 64x512x512 8x64x64")
+    parser.add_argument("--threads", nargs="+", type=int, default=[1, 2])
+    parser.add_argument("--samples", type=int, default=None)
+    parser.add_argument("--json", metavar="PATH")
+    args = parser.parse_args(argv)
+    shapes = [tuple(int(n) for n in s.split("x")) for s in args.shapes] if args.shapes else (
+        [(8, 64, 64)] if args.quick else [(64, 512, 512), (8, 64, 64)]
+    )  # fmt: skip
+    samples = args.samples or (3 if args.quick else 11)
+    info = dml.runtime_info()
+    threads_before = dml.get_num_threads()
+    try:
+        import onnxruntime
+
+        ort_version = onnxruntime.__version__
+    except ImportError:
+        ort_version = None
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    header = (
+        f"{cpu_name()}, {os.cpu_count()} cores; opendml ISA {info.get('isa', 'none')}; NumPy {np.__version__}; "
+        f"onnxruntime {ort_version or 'not installed'}; Python {platform.python_version()}; "
+        f"medians of {samples} interleaved samples; load average at start {load:.1f}"
+    )
+    print(header + "\n")
+    print("| operator | dtype | shape | axes | threads | opendml ms | bound ms | onnxruntime ms | torch ms | numpy ms "
+          "| opendml/bound | opendml/best peer |")  # fmt: skip
+    print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    rows = []
+    rng = np.random.default_rng(0)
+    for shape in shapes:
+        for op in args.ops:
+            axis_sets = [()] if op in ("hard_sigmoid", "if") else [(len(shape) - 1,), (len(shape) - 2, len(shape) - 1)]
+            for dtype in args.dtypes:
+                for axes in axis_sets:
+                    for threads in args.threads:
+                        dml.set_num_threads(threads)
+                        case = make_case(op, dtype, shape, axes, rng)
+                        add_bound(case)
+                        add_onnxruntime(case, threads)
+                        add_torch(case, threads)
+                        t = measure(case, samples)
+                        bound = max(t.pop("copy"), t.pop("read"))
+                        peers = {k: v for k, v in t.items() if k != "opendml"}
+                        best = min(peers.values())
+                        row = dict(op=op, dtype=dtype, shape=list(shape), axes=list(axes), threads=threads,
+                                   bound=bound, **t, vs_bound=t["opendml"] / bound, vs_best_peer=t["opendml"] / best,
+                                   best_peer=min(peers, key=peers.get))  # fmt: skip
+                        rows.append(row)
+
+                        def ms(name, t=t):
+                            return f"{t[name] * 1e3:.3f}" if name in t else "n/a"
+
+                        print(
+                            f"| {op} | {dtype} | {'x'.join(map(str, shape))} | {','.join(map(str, axes)) or '-'} "
+                            f"| {threads} | {ms('opendml')} | {bound * 1e3:.3f} | {ms('onnxruntime')} | {ms('torch')} "
+                            f"| {ms('numpy')} | {row['vs_bound']:.2f} | {row['vs_best_peer']:.2f} ({row['best_peer']}) |",
+                            flush=True,
+                        )
+                        del case
+    dml.set_num_threads(threads_before)
+    print("\nPer-call overhead (HARD_SIGMOID float32, one thread), microseconds:\n")
+    overheads = {}
+    dml.set_num_threads(1)
+    for shape in ((1, 16), (8, 64, 64)):
+        o = overhead(shape, max(samples, 5))
+        overheads["x".join(map(str, shape))] = o
+        print(f"- {shape}: " + ", ".join(f"{k} {v * 1e6:.1f}" for k, v in o.items()))
+    dml.set_num_threads(threads_before)
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump({"machine": header, "rows": rows, "overhead_seconds": overheads}, handle, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,30 @@
+"""Reductions on the C reduction engine: ARGMAX, ACTIVATION_HARDMAX1, ACTIVATION_LOG_SOFTMAX1."""
+
+from __future__ import annotations
+
+from ..._core._native import LAST, OP_ARGMAX, OP_HARDMAX, OP_LOG_SOFTMAX, reduce
+from ...enums import AxisDirection, OperatorType
+from .. import register
+
+
+def _mask(axes) -> int:
+    mask = 0
+    for axis in axes:
+        mask |= 1 << axis
+    return mask
+
+
+@register(OperatorType.ARGMAX, "compiled")
+def argmax(desc, inputs, outputs) -> None:
+    flags = LAST if desc.axis_direction == AxisDirection.DECREASING else 0
+    reduce(OP_ARGMAX, inputs[0], outputs[0], _mask(desc.axes), flags)
+
+
+@register(OperatorType.ACTIVATION_HARDMAX1, "compiled")
+def hardmax1(desc, inputs, outputs) -> None:
+    reduce(OP_HARDMAX, inputs[0], outputs[0], _mask(desc.axes), 0)
+
+
+@register(OperatorType.ACTIVATION_LOG_SOFTMAX1, "compiled")
+def log_softmax1(desc, inputs, outputs) -> None:
+    reduce(OP_LOG_SOFTMAX, inputs[0], outputs[0], _mask(desc.axes), 0)

@@ -1,0 +1,385 @@
+"""The compiled kernels against the NumPy reference kernels (the semantics of record).
+
+Self-contained: random descriptors over every input dtype of each operator, ranks 1 to 8, every kind of axes
+set, layouts (packed, padded, permuted, broadcast zero strides for inputs), odd sizes, buffer offsets that are
+multiples of 16 but not of 64, NaN/inf/-0.0, in-place HARD_SIGMOID; on every ISA variant this machine runs,
+and with 1 and 2 threads (bit-identical). Exact operators must match bit for bit, padding included;
+LOG_SOFTMAX1 must be within 1 ulp of the float64 value, with the same NaN and
+infinity positions.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+from numpy.lib.stride_tricks import as_strided
+
+import opendml as dml
+from opendml import functional
+
+pytestmark = pytest.mark.skipif(not dml.COMPILED_AVAILABLE, reason="the compiled extension is not built")
+if dml.COMPILED_AVAILABLE:
+    from opendml import _core
+
+T = dml.TensorDataType
+COMPILED, REFERENCE = dml.Device(kernels="compiled"), dml.Device(kernels="reference")
+NP = {
+    T.FLOAT32: np.float32, T.FLOAT16: np.float16, T.FLOAT64: np.float64, T.INT8: np.int8, T.INT16: np.int16,
+    T.INT32: np.int32, T.INT64: np.int64, T.UINT8: np.uint8, T.UINT16: np.uint16, T.UINT32: np.uint32,
+    T.UINT64: np.uint64,
+}  # fmt: skip
+ARGMAX_INPUTS = (T.FLOAT32, T.FLOAT16, T.INT8, T.INT16, T.INT32, T.INT64, T.UINT8, T.UINT16, T.UINT32, T.UINT64)
+ARGMAX_OUTPUTS = (T.INT32, T.INT64, T.UINT32, T.UINT64)
+IF_TYPES = (T.FLOAT64, T.FLOAT32, T.FLOAT16, T.INT64, T.INT32, T.INT16, T.INT8, T.UINT64, T.UINT32, T.UINT16, T.UINT8)
+FLOATS = (T.FLOAT32, T.FLOAT16)
+
+
+@pytest.fixture(params=_core.isas() if dml.COMPILED_AVAILABLE else ["none"])
+def isa(request):
+    before = _core.isa()
+    _core.set_isa(request.param)
+    yield request.param
+    _core.set_isa(before)
+
+
+@pytest.fixture
+def threads():
+    """Run with 2 threads even for small tensors, then restore."""
+    before = (_core.num_threads(), _core.parallel_min_bytes())
+    yield lambda n: _core.set_num_threads(n, 0)
+    _core.set_num_threads(*before)
+
+
+# ---------------------------------------------------------------- random tensors in random layouts
+
+
+def random_sizes(rng, rank, big=False):
+    choices = (1, 2, 3, 5, 7, 16, 17, 33) if not big else (1, 3, 17, 31, 64, 65)
+    sizes = [int(rng.choice(choices)) for _ in range(rank)]
+    while np.prod(sizes) > 20000:
+        sizes[int(np.argmax(sizes))] //= 2
+    return tuple(max(s, 1) for s in sizes)
+
+
+def random_strides(rng, sizes, may_broadcast):
+    """Element strides: packed, padded, permuted, or (inputs) with zero strides; never negative."""
+    kind = rng.choice(["packed", "padded", "permuted", "broadcast"] if may_broadcast else ["packed", "padded", "permuted"])
+    order = list(range(len(sizes)))
+    if kind == "permuted":
+        rng.shuffle(order)
+    strides, step = [0] * len(sizes), 1
+    for d in reversed(order):
+        strides[d] = step
+        step *= sizes[d] + (int(rng.integers(0, 3)) if kind == "padded" else 0)
+    if kind == "broadcast":
+        for d in range(len(sizes)):
+            if rng.random() < 0.4:
+                strides[d] = 0
+    return None if kind == "packed" else tuple(strides)
+
+
+class Buffer:
+    """A tensor in a buffer at an offset that is a multiple of 16 (not 64), surrounded by a fill pattern."""
+
+    def __init__(self, rng, data_type, sizes, strides):
+        self.desc = dml.BufferTensorDesc(data_type, sizes, strides)
+        self.offset = 16 * int(rng.integers(0, 4))
+        total = self.desc.total_tensor_size_in_bytes
+        self.bytes = rng.integers(0, 256, self.offset + total + 64, dtype=np.uint8)
+        dtype = np.dtype(NP[data_type])
+        elem = self.bytes[self.offset : self.offset + total - total % dtype.itemsize].view(dtype)
+        byte_strides = tuple(s * dtype.itemsize for s in self.desc.effective_strides)
+        self.view = as_strided(elem, sizes, byte_strides, writeable=True)
+
+    def binding(self):
+        return dml.BufferBinding(self.bytes, self.offset)
+
+
+def fill(rng, buffer, data_type, specials):
+    dtype = np.dtype(NP[data_type])
+    shape = buffer.view.shape
+    if dtype.kind == "f":
+        values = rng.standard_normal(shape) * rng.choice([1.0, 4.0, 30.0])
+        values = np.round(values * 4) / 4 if rng.random() < 0.3 else values  # ties
+        values = values.astype(dtype)
+        if specials:
+            pool = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1e4, -1e4], dtype)
+            mask = rng.random(shape) < 0.08
+            values[mask] = rng.choice(pool, int(mask.sum()))
+    else:
+        info = np.iinfo(dtype)
+        lo, hi = (info.min, info.max) if rng.random() < 0.5 else (-3 if info.min < 0 else 0, 3)
+        values = rng.integers(lo, hi, shape, dtype=dtype, endpoint=True)
+    buffer.view[...] = values  # broadcast views write the last value: what the kernel reads
+
+
+def run_both(desc, make_buffers):
+    """Execute desc on both backends over identical fresh buffers; return (compiled, reference) outputs."""
+    results = []
+    for device in (COMPILED, REFERENCE):
+        inputs, output = make_buffers()
+        compiled = device.compile_operator(device.create_operator(desc))
+        assert compiled.backend == ("compiled" if device is COMPILED else "reference")
+        compiled.execute([b.binding() for b in inputs], [output.binding()])
+        results.append(output)
+    return results
+
+
+def assert_same_bits(a: Buffer, b: Buffer):
+    assert np.array_equal(a.bytes, b.bytes), "outputs (or the bytes around them) differ"
+
+
+# ---------------------------------------------------------------- cases
+
+
+def argmax_case(rng, rank, specials):
+    sizes = random_sizes(rng, rank)
+    axes = tuple(sorted(rng.choice(rank, int(rng.integers(1, rank + 1)), replace=False).tolist()))
+    in_type, out_type = rng.choice(ARGMAX_INPUTS), rng.choice(ARGMAX_OUTPUTS)
+    out_sizes = tuple(1 if d in axes else s for d, s in enumerate(sizes))
+    in_strides, out_strides = random_strides(rng, sizes, True), random_strides(rng, out_sizes, False)
+    seed = int(rng.integers(2**32))
+    direction = rng.choice([dml.AxisDirection.INCREASING, dml.AxisDirection.DECREASING])
+
+    def make():
+        r = np.random.default_rng(seed)
+        x = Buffer(r, in_type, sizes, in_strides)
+        fill(r, x, in_type, specials)
+        return [x], Buffer(r, out_type, out_sizes, out_strides)
+
+    listed = tuple(rng.permutation(axes).tolist())  # the listed order never matters
+    desc = dml.ArgmaxOperatorDesc(
+        input_tensor=make()[0][0].desc, output_tensor=make()[1].desc, axes=listed, axis_direction=direction
+    )
+    return desc, make
+
+
+def same_shape_case(rng, rank, specials, op):
+    sizes = random_sizes(rng, rank)
+    axes = tuple(sorted(rng.choice(rank, int(rng.integers(1, rank + 1)), replace=False).tolist()))
+    data_type = rng.choice(FLOATS)
+    in_strides, out_strides = random_strides(rng, sizes, True), random_strides(rng, sizes, False)
+    seed = int(rng.integers(2**32))
+
+    def make():
+        r = np.random.default_rng(seed)
+        x = Buffer(r, data_type, sizes, in_strides)
+        fill(r, x, data_type, specials)
+        return [x], Buffer(r, data_type, sizes, out_strides)
+
+    (x,), y = make()
+    if op == "hardmax":
+        return dml.ActivationHardmax1OperatorDesc(input_tensor=x.desc, output_tensor=y.desc, axes=axes), make
+    return dml.ActivationLogSoftmax1OperatorDesc(input_tensor=x.desc, output_tensor=y.desc, axes=axes), make
+
+
+def hard_sigmoid_case(rng, rank, specials):
+    sizes = random_sizes(rng, rank, big=True)
+    data_type = rng.choice(FLOATS)
+    in_strides, out_strides = random_strides(rng, sizes, True), random_strides(rng, sizes, False)
+    seed = int(rng.integers(2**32))
+    alpha, beta = float(rng.choice([0.2, -1.7, 1e-3, 3.0])), float(rng.choice([0.5, 0.0, -0.0, 0.3]))
+
+    def make():
+        r = np.random.default_rng(seed)
+        x = Buffer(r, data_type, sizes, in_strides)
+        fill(r, x, data_type, specials)
+        return [x], Buffer(r, data_type, sizes, out_strides)
+
+    (x,), y = make()
+    desc = dml.ActivationHardSigmoidOperatorDesc(input_tensor=x.desc, output_tensor=y.desc, alpha=alpha, beta=beta)
+    return desc, make
+
+
+def if_case(rng, rank, specials):
+    sizes = random_sizes(rng, rank, big=True)
+    data_type = rng.choice(IF_TYPES)
+    strides = [random_strides(rng, sizes, True) for _ in range(3)] + [random_strides(rng, sizes, False)]
+    seed = int(rng.integers(2**32))
+
+    def make():
+        r = np.random.default_rng(seed)
+        c = Buffer(r, T.UINT8, sizes, strides[0])
+        c.view[...] = r.integers(0, 3, sizes, dtype=np.uint8) * r.integers(0, 2, sizes, dtype=np.uint8)
+        a, b = Buffer(r, data_type, sizes, strides[1]), Buffer(r, data_type, sizes, strides[2])
+        fill(r, a, data_type, specials)
+        fill(r, b, data_type, specials)
+        return [c, a, b], Buffer(r, data_type, sizes, strides[3])
+
+    (c, a, b), y = make()
+    desc = dml.ElementWiseIfOperatorDesc(condition_tensor=c.desc, a_tensor=a.desc, b_tensor=b.desc, output_tensor=y.desc)
+    return desc, make
+
+
+CASES = {
+    "argmax": argmax_case,
+    "hardmax": lambda rng, rank, specials: same_shape_case(rng, rank, specials, "hardmax"),
+    "hard_sigmoid": hard_sigmoid_case,
+    "if": if_case,
+}
+
+
+@pytest.mark.parametrize("op", sorted(CASES))
+def test_exact_operators_match_bit_for_bit(op, isa):
+    rng = np.random.default_rng([ord(ch) for ch in op + isa])
+    for i in range(60):
+        desc, make = CASES[op](rng, 1 + i % 8, specials=i % 3 == 0)
+        compiled, reference = run_both(desc, make)
+        assert_same_bits(compiled, reference)
+
+
+def float64_log_softmax(x: np.ndarray, axes) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        x = x.astype(np.float64)
+        m = x.max(axis=axes, keepdims=True)
+        shifted = x - m
+        e = np.exp(shifted)
+        is_max = shifted == 0
+        rest = np.where(is_max, 0, e).sum(axis=axes, keepdims=True)
+        count = is_max.sum(axis=axes, keepdims=True)
+        return np.where(np.isfinite(m), shifted - (np.log(count) + np.log1p(rest / np.maximum(count, 1))), np.nan)
+
+
+def ulps(got: np.ndarray, exact: np.ndarray) -> float:
+    """Distance in units of the output type's spacing at the exact value (NaN/inf positions must agree)."""
+    assert np.array_equal(np.isnan(got), np.isnan(exact))
+    finite = np.isfinite(exact)
+    assert np.array_equal(got[~finite & ~np.isnan(exact)], exact[~finite & ~np.isnan(exact)].astype(got.dtype))
+    if not finite.any():
+        return 0.0
+    rounded = exact[finite].astype(got.dtype)
+    spacing = np.spacing(np.abs(rounded)).astype(np.float64)
+    spacing = np.where(spacing == 0, np.spacing(np.zeros(1, got.dtype))[0], spacing)
+    return float(np.max(np.abs(got[finite].astype(np.float64) - exact[finite]) / spacing))
+
+
+@pytest.mark.parametrize("specials", [False, True])
+def test_log_softmax_within_ulps(isa, specials):
+    rng = np.random.default_rng([7, len(isa), int(specials)])
+    worst = {T.FLOAT32: 0.0, T.FLOAT16: 0.0}
+    for i in range(60):
+        desc, make = same_shape_case(rng, 1 + i % 8, specials, "log_softmax")
+        compiled, _ = run_both(desc, make)
+        (x,), _ = make()
+        exact = float64_log_softmax(np.array(x.view), desc.axes)
+        data_type = desc.input_tensor.data_type
+        worst[data_type] = max(worst[data_type], ulps(np.array(compiled.view), exact))
+    assert worst[T.FLOAT32] <= 1.0 and worst[T.FLOAT16] <= 1.0, worst  # measured: 0.70 and 0.50
+
+
+def test_log_softmax_dominated_maxima():
+    """The maxima of a dominated group keep their tiny value: -4.248354e-18, subnormals, -0.0 (as float64)."""
+    for row, want in (([0, -40], -4.248354e-18), ([-101, 0], -1.4013e-44), ([0, 234], -0.0), ([0, -800], 0.0)):
+        x = np.array(row, np.float32)
+        got = functional.activation_log_softmax1(x, axes=(0,), device=COMPILED)
+        top = got[int(np.argmax(x))]
+        assert np.float32(want) == top and np.signbit(want) == np.signbit(top), (row, got)
+        assert np.isclose(top, want, rtol=1e-4, atol=0)
+
+
+@pytest.mark.parametrize("data_type", FLOATS)
+def test_hard_sigmoid_in_place(isa, data_type):
+    rng = np.random.default_rng(3)
+    x = Buffer(rng, data_type, (7, 33, 65), None)
+    fill(rng, x, data_type, specials=True)
+    ref = functional.activation_hard_sigmoid(np.array(x.view), 0.3, -0.1, device=REFERENCE)
+    desc = dml.ActivationHardSigmoidOperatorDesc(input_tensor=x.desc, output_tensor=x.desc, alpha=0.3, beta=-0.1)
+    op = COMPILED.compile_operator(COMPILED.create_operator(desc))
+    (out,) = op.execute([x.binding()], [x.binding()])
+    assert np.array_equal(out.view(f"u{out.itemsize}"), ref.view(f"u{ref.itemsize}"))
+
+
+LARGE = [
+    ("argmax", (64, 130, 33), (1,)),
+    ("argmax", (64, 130, 33), (2,)),
+    ("argmax", (9, 130, 200), (0, 2)),
+    ("hardmax", (64, 130, 33), (1,)),
+    ("log_softmax", (64, 130, 33), (1,)),
+    ("log_softmax", (33, 64, 130), (2,)),
+    ("log_softmax", (5, 64, 130), (0, 2)),
+    ("hard_sigmoid", (64, 130, 65), ()),
+    ("if", (64, 130, 65), ()),
+]
+
+
+@pytest.mark.parametrize("op, sizes, axes", LARGE)
+def test_threads_are_bit_identical(op, sizes, axes, threads, isa):
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal(sizes).astype(np.float32)
+    x[rng.random(sizes) < 0.01] = np.nan
+    f = functional
+    call = {
+        "argmax": lambda: f.argmax(x, axes, dml.AxisDirection.DECREASING, device=COMPILED),
+        "hardmax": lambda: f.activation_hardmax1(x, axes, device=COMPILED),
+        "log_softmax": lambda: f.activation_log_softmax1(x, axes, device=COMPILED),
+        "hard_sigmoid": lambda: f.activation_hard_sigmoid(x, device=COMPILED),
+        "if": lambda: f.element_wise_if((x > 0).astype(np.uint8), x, -x, device=COMPILED),
+    }[op]
+    results = []
+    for n in (1, 2):
+        threads(n)
+        results.append(call())
+    assert np.array_equal(results[0].view(np.uint8), results[1].view(np.uint8))
+    reference = {
+        "argmax": lambda: f.argmax(x, axes, dml.AxisDirection.DECREASING, device=REFERENCE),
+        "hardmax": lambda: f.activation_hardmax1(x, axes, device=REFERENCE),
+        "log_softmax": lambda: f.activation_log_softmax1(x, axes, device=REFERENCE),
+        "hard_sigmoid": lambda: f.activation_hard_sigmoid(x, device=REFERENCE),
+        "if": lambda: f.element_wise_if((x > 0).astype(np.uint8), x, -x, device=REFERENCE),
+    }[op]()
+    if op == "log_softmax":
+        assert ulps(results[0], float64_log_softmax(x, axes)) <= 1
+    else:
+        assert np.array_equal(results[0].view(np.uint8), reference.view(np.uint8))
+
+
+def test_every_rank_and_axes_subset_argmax(isa):
+    """Ranks 1-8, every axes subset of small shapes, both directions, ties everywhere."""
+    rng = np.random.default_rng(5)
+    for rank in range(1, 9):
+        sizes = tuple(int(s) for s in rng.choice([1, 2, 3], rank))
+        x = rng.integers(0, 3, sizes).astype(np.float32)
+        subsets = [c for k in range(1, rank + 1) for c in itertools.combinations(range(rank), k)]
+        for axes in subsets[:: max(1, len(subsets) // 24)]:
+            for direction in dml.AxisDirection:
+                got = functional.argmax(x, axes, direction, device=COMPILED)
+                want = functional.argmax(x, axes, direction, device=REFERENCE)
+                assert np.array_equal(got, want), (sizes, axes, direction)
+
+
+def test_runtime_info_and_threads():
+    info = dml.runtime_info()
+    assert info["compiled"] and info["isa"] in info["isas"] and info["threads"] >= 1
+    before = dml.get_num_threads()
+    dml.set_num_threads(1)
+    assert dml.get_num_threads() == 1 == dml.runtime_info()["threads"]
+    dml.set_num_threads(before)
+    with pytest.raises(ValueError):
+        dml.set_num_threads(0)
+    with pytest.raises(ValueError):
+        _core.set_isa("no-such-isa")
+
+
+def test_native_entry_points_refuse_what_kernels_cannot_take():
+    native = _core._native
+    x = np.zeros((2, 3), np.float32)
+    with pytest.raises(TypeError):
+        native.elementwise(native.OP_HARD_SIGMOID, ([1.0],), x)
+    with pytest.raises(ValueError):
+        native.elementwise(native.OP_HARD_SIGMOID, (x.astype(np.float64),), x)
+    with pytest.raises(ValueError):
+        native.elementwise(native.OP_HARD_SIGMOID, (x,), np.zeros((3, 2), np.float32))
+    readonly = x.copy()
+    readonly.flags.writeable = False
+    with pytest.raises(TypeError):
+        native.elementwise(native.OP_HARD_SIGMOID, (x,), readonly)
+    with pytest.raises(ValueError):
+        native.reduce(native.OP_ARGMAX, x, np.zeros((1, 3), np.float32), 1, 0)  # float indices
+    with pytest.raises(ValueError):
+        native.reduce(native.OP_ARGMAX, x, np.zeros((2, 3), np.uint32), 1, 0)  # not reduced
+    with pytest.raises(TypeError):
+        native.reduce(native.OP_ARGMAX, np.zeros((1,) * 9, np.float32), np.zeros((1,) * 9, np.uint32), 1, 0)
+    with pytest.raises(ValueError):
+        native.elementwise(native.OP_HARD_SIGMOID, (x[:, ::-1],), x)

@@ -14,6 +14,8 @@ import textwrap
 
 import pytest
 
+import opendml as dml
+
 CHILD = textwrap.dedent(
     """
     import pickle, resource, sys
@@ -24,7 +26,7 @@ CHILD = textwrap.dedent(
     row = np.arange(32768, dtype=np.float32)  # the 128 KiB buffer: every row of x is 0, 1, ..., 32767
     schemas = {s.operator_type.name: s for s in dml.REGISTRY.values()}
     results = {}
-    for name, (op, rows, axes, extra, margin) in eval(sys.stdin.read()).items():
+    for (name, backend), (op, rows, axes, extra, margin) in eval(sys.stdin.read()).items():
         x = dml.BufferTensorDesc(T.FLOAT32, (rows, 32768), strides=(0, 1))
         schema = schemas[op]
         index_output = op.startswith("ARG") or extra.get("function") in (dml.ReduceFunction.ARGMAX,)
@@ -33,7 +35,7 @@ CHILD = textwrap.dedent(
         out = dml.BufferTensorDesc(T.UINT32 if index_output else T.FLOAT32, sizes)
         if any(spec.c_name == "Axes" for spec in schema.fields):
             extra["axes"] = axes
-        device = dml.Device()
+        device = dml.Device(kernels=backend)
         desc = schema.desc_class(input_tensor=x, output_tensor=out, **extra)
         compiled = device.compile_operator(device.create_operator(desc))
         output = np.zeros(out.sizes, np.uint32 if index_output else np.float32)
@@ -42,9 +44,9 @@ CHILD = textwrap.dedent(
         resource.setrlimit(resource.RLIMIT_AS, (vm + margin, hard))  # the soft limit: it can be raised back
         try:
             compiled.execute([dml.BufferBinding(row)], [output])
-            results[name] = (output[:2, :2].copy(), output[-1:, -2:].copy())
+            results[name, backend] = (output[:2, :2].copy(), output[-1:, -2:].copy())
         except MemoryError as error:
-            results[name] = f"MemoryError: {error}"
+            results[name, backend] = f"MemoryError: {error}"
         finally:
             resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
         del output
@@ -95,13 +97,24 @@ CASES = {
 }
 
 
+def _backends(op: str) -> list[str]:
+    """The reference kernel (the semantics of record), and the compiled one where the operator has it."""
+    from opendml import kernels
+
+    return [b for b in ("reference", "compiled") if b in kernels.KERNELS[getattr(dml.OperatorType, op)]]
+
+
 @pytest.fixture(scope="module")
 def broadcast_results():
     """Every case in one child process (one start-up), each under its own cap: name -> (head, tail) or an error."""
     import pickle
 
-    cases = {name: (op, rows, axes, extra, MARGIN) for name, (op, rows, axes, extra, _) in CASES.items()}
-    text = "{" + ", ".join(f"{k!r}: {_literal(v)}" for k, v in cases.items()) + "}"
+    cases = {
+        (name, backend): (op, rows, axes, extra, MARGIN)
+        for name, (op, rows, axes, extra, _) in CASES.items()
+        for backend in _backends(op)
+    }
+    text = "{" + ", ".join(f"{key!r}: {_literal(v)}" for key, v in cases.items()) + "}"
     done = subprocess.run([sys.executable, "-c", CHILD], input=text.encode(), capture_output=True, timeout=300)
     assert done.returncode == 0, done.stderr.decode()[-2000:]
     return pickle.loads(done.stdout)
@@ -115,12 +128,16 @@ def _literal(case) -> str:
 
 @pytest.mark.parametrize("name", CASES)
 def test_broadcast_reduction_runs_in_output_sized_memory(name, broadcast_results):
+    op, rows, _, _, expected = CASES[name]
+    for backend in _backends(op):
+        result = broadcast_results[name, backend]
+        assert not isinstance(result, str), (backend, result)
+        _check(op, rows, expected, *result)
+
+
+def _check(op, rows, expected, head, tail) -> None:
     import numpy as np
 
-    op, rows, _, _, expected = CASES[name]
-    result = broadcast_results[name]
-    assert not isinstance(result, str), result
-    head, tail = result
     if op == "ACTIVATION_LOG_SOFTMAX1":
         first, last = _log_softmax_all(rows)
         np.testing.assert_allclose([head[0, 0], tail[0, -1]], [first, last], rtol=2**-23)

@@ -70,7 +70,7 @@ class TensorPlan:
                 f"{self.where} has Strides {self.desc.strides}, so opendml cannot choose its memory: "
                 "bind the output buffer with a BufferBinding"
             )
-        return self._bound_array(_empty(self.shape, self.dtype))
+        return self._bound_array(empty_output(self.shape, self.dtype))
 
     def bind(self, value: Any) -> Bound:
         if value is None and self.is_output:
@@ -225,7 +225,7 @@ HUGE_PAGE = 2 << 20
 HUGE_PAGE_MIN_BYTES = 32 << 20
 
 
-def _empty(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+def empty_output(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     """``np.empty``, except that large arrays start on a 2 MiB boundary of an anonymous mapping advised
     MADV_HUGEPAGE, so that the kernel can fault them in 2 MiB at a time (where THP is enabled or "madvise")."""
     nbytes = int(np.prod(shape, dtype=np.uint64)) * dtype.itemsize

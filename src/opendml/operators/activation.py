@@ -51,6 +51,57 @@ class ActivationLogSoftmax1OperatorDesc(OperatorDesc):
     axes: tuple[int, ...] = uint_array(count="AxisCount")
 
 
+# The softmax family beside HARDMAX1 and LOG_SOFTMAX1: the v0 operators reduce the last axis of an input of
+# effective rank at most 2 (pages ns-directml-dml_activation_{hardmax,log_softmax,softmax}_operator_desc);
+# SOFTMAX1 reduces any axes (windows/ai/directml/api/ns-directml-dml_activation_softmax1_operator_desc).
+from ..constraints import EffectiveRankAtMost  # noqa: E402
+from ..schema import declare  # noqa: E402
+
+__all__ += [
+    "ActivationHardmaxOperatorDesc",
+    "ActivationLogSoftmaxOperatorDesc",
+    "ActivationSoftmaxOperatorDesc",
+    "ActivationSoftmax1OperatorDesc",
+]
+
+
+def _float_rows(*levels: tuple[FL, int, int]) -> list:
+    return [row(fl, InputTensor=supports(low, high, *FLOATS), OutputTensor=supports(low, high, *FLOATS))
+            for fl, low, high in levels]  # fmt: skip
+
+
+_V0_ROWS = _float_rows((FL.FL_3_0, 1, 8), (FL.FL_2_0, 4, 5), (FL.FL_1_0, 4, 4))
+
+
+def _tensors() -> dict:
+    return {"input_tensor": input_tensor(), "output_tensor": output_tensor()}
+
+
+def _softmax_v0(operator_type: OperatorType, doc: str) -> type:
+    constraints = [*SAME_AS_INPUT, EffectiveRankAtMost("InputTensor", 2)]
+    return declare(operator_type, doc, fields=_tensors(), introduced=FL.FL_1_0, support=_V0_ROWS,
+                   constraints=constraints)  # fmt: skip
+
+
+ActivationHardmaxOperatorDesc = _softmax_v0(
+    OperatorType.ACTIVATION_HARDMAX, "DML_ACTIVATION_HARDMAX_OPERATOR_DESC: 1 at the first maximum of each row."
+)
+ActivationLogSoftmaxOperatorDesc = _softmax_v0(
+    OperatorType.ACTIVATION_LOG_SOFTMAX, "DML_ACTIVATION_LOG_SOFTMAX_OPERATOR_DESC: ``ln(softmax(x))`` of each row."
+)
+ActivationSoftmaxOperatorDesc = _softmax_v0(
+    OperatorType.ACTIVATION_SOFTMAX, "DML_ACTIVATION_SOFTMAX_OPERATOR_DESC: ``exp(x) / sum(exp(x))`` of each row."
+)
+ActivationSoftmax1OperatorDesc = declare(
+    OperatorType.ACTIVATION_SOFTMAX1,
+    "DML_ACTIVATION_SOFTMAX1_OPERATOR_DESC: ``exp(x) / sum(exp(x))`` over ``axes``.",
+    fields={**_tensors(), "axes": uint_array(count="AxisCount")},
+    introduced=FL.FL_5_1,
+    support=_float_rows((FL.FL_5_1, 1, 8)),
+    constraints=[*SAME_AS_INPUT, ValidAxes("Axes", "InputTensor")],
+)
+
+
 # https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_activation_hard_sigmoid_operator_desc
 @operator(
     OperatorType.ACTIVATION_HARD_SIGMOID,

@@ -18,6 +18,12 @@ The semantics implemented (the contract the tests hold opendml to):
   coordinates in ascending axis order. NaN is greater than every number (first / last NaN wins).
 * HARD_SIGMOID: ``max(0, min(alpha * x + beta, 1))`` with alpha and beta first rounded to float32 (C FLOAT);
   NaN propagates.
+* ARGMIN: ARGMAX's mirror; NaN is smaller than every number (the first / last NaN wins, as it does for ARGMAX).
+* SOFTMAX1: ``exp(x - max) / sum(exp(x - max))`` with ``math.fsum``; NaN for a group holding a NaN or a +inf, or
+  only -inf; a -inf entry gives 0.
+* REDUCE: each function from its formula over the group: ``math.fsum`` (correctly rounded double) for sums,
+  exact ``Fraction`` products, exact Python integers wrapped to the tensor's width for integer types; MAX/MIN
+  the element ARGMAX/ARGMIN select.
 
 The module also holds the comparison helpers (bit-exact and the error bounds of the contract).
 """
@@ -26,6 +32,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
+from fractions import Fraction
 from itertools import product
 
 import numpy as np
@@ -56,6 +63,9 @@ __all__ = [
     "element_wise_if",
     "argmax",
     "hard_sigmoid",
+    "argmin",
+    "softmax1",
+    "reduce",
     "float32_value",
     "assert_bits_equal",
     "assert_log_softmax_close",
@@ -184,6 +194,130 @@ def argmax(x: np.ndarray, axes: Sequence[int], direction: int = INCREASING) -> n
     return out
 
 
+def _smaller(a, b) -> bool:
+    """``a < b`` with NaN smaller than every number (ARGMIN's mirror of :func:`_greater`)."""
+    if _is_nan(b):
+        return False
+    if _is_nan(a):
+        return True
+    return a < b
+
+
+def _position_of_min(values: list, last: bool) -> int:
+    best = 0
+    for i in range(1, len(values)):
+        if _smaller(values[i], values[best]) or (last and not _smaller(values[best], values[i])):
+            best = i
+    return best
+
+
+def argmin(x: np.ndarray, axes: Sequence[int], direction: int = INCREASING) -> np.ndarray:
+    """ARGMIN: Python ints in an int64 array of x's rank, reduced dimensions of size 1."""
+    reduced = set(int(a) for a in axes)
+    out = np.zeros(tuple(1 if d in reduced else s for d, s in enumerate(x.shape)), dtype=np.int64)
+    for where, members in groups(x.shape, axes):
+        out[where] = _position_of_min([_element(x, c) for c in members], last=int(direction) == DECREASING)
+    return out
+
+
+def softmax1(x: np.ndarray, axes: Sequence[int]) -> np.ndarray:
+    """ACTIVATION_SOFTMAX1 in float64."""
+    out = np.zeros(x.shape, dtype=np.float64)
+    for _, members in groups(x.shape, axes):
+        values = [float(_element(x, c)) for c in members]
+        if any(math.isnan(v) or v == math.inf for v in values) or all(v == -math.inf for v in values):
+            for c in members:
+                out[c] = math.nan
+            continue
+        top = max(values)
+        total = math.fsum(math.exp(v - top) for v in values)
+        for c, v in zip(members, values):
+            out[c] = math.exp(v - top) / total
+    return out
+
+
+def _wrap(value: int, dtype: np.dtype) -> int:
+    """An exact integer reduced modulo 2**bits and read as the dtype reads it (two's complement if signed)."""
+    bits = 8 * dtype.itemsize
+    value %= 1 << bits
+    return value - (1 << bits) if np.issubdtype(dtype, np.signedinteger) and value >> (bits - 1) else value
+
+
+def _float_of(value: Fraction) -> float:
+    try:
+        return float(value)
+    except OverflowError:
+        return math.copysign(math.inf, value)
+
+
+def _log_sum_exp(values: list[float]) -> float:
+    if any(math.isnan(v) for v in values):
+        return math.nan
+    top = max(values)
+    if math.isinf(top):
+        return top  # a +inf dominates; only -inf values sum to 0, whose log is -inf
+    return top + math.log(_fsum(math.exp(v - top) for v in values))
+
+
+def _log(v: float) -> float:
+    if math.isnan(v) or v < 0:
+        return math.nan
+    return -math.inf if v == 0 else (math.inf if v == math.inf else math.log(v))
+
+
+def _fsum(values) -> float:
+    """The correctly rounded sum; with infinities or NaN, IEEE's (inf - inf is NaN, which math.fsum refuses)."""
+    values = list(values)
+    return math.fsum(values) if all(math.isfinite(v) for v in values) else sum(values)
+
+
+def _product(values: list[float]) -> float:
+    """The exact product rounded once; with infinities or NaN, IEEE's (0 * inf is NaN)."""
+    if all(math.isfinite(v) for v in values):
+        return _float_of(math.prod((Fraction(v) for v in values), start=Fraction(1)))
+    return math.prod(values)
+
+
+# Float functions of a group's values (Python floats), each the page's formula.
+_FLOAT_FUNCTIONS = {
+    "AVERAGE": lambda vs: _fsum(vs) / len(vs),
+    "L1": lambda vs: _fsum(abs(v) for v in vs),
+    "L2": lambda vs: math.sqrt(_fsum(v * v for v in vs)),  # v * v is exact for float32 and float16 values
+    "LOG_SUM": lambda vs: _log(_fsum(vs)),
+    "LOG_SUM_EXP": _log_sum_exp,
+    "MULTIPLY": _product,
+    "SUM": _fsum,
+    "SUM_SQUARE": lambda vs: _fsum(v * v for v in vs),
+}
+_INTEGER_FUNCTIONS = {
+    "L1": lambda vs: sum(abs(v) for v in vs),
+    "MULTIPLY": math.prod,
+    "SUM": sum,
+    "SUM_SQUARE": lambda vs: sum(v * v for v in vs),
+}
+
+
+def reduce(x: np.ndarray, function: str, axes: Sequence[int]) -> np.ndarray:
+    """REDUCE with ``function`` (a DML_REDUCE_FUNCTION name): indices (int64) for ARGMAX/ARGMIN, the selected
+    element (x's dtype) for MAX/MIN, exact wrapped integers (x's dtype) for integer types, float64 otherwise."""
+    if function in ("ARGMAX", "ARGMIN"):
+        return (argmax if function == "ARGMAX" else argmin)(x, axes, INCREASING)
+    reduced = set(int(a) for a in axes)
+    integer = np.issubdtype(x.dtype, np.integer)
+    dtype = x.dtype if integer or function in ("MAX", "MIN") else np.float64
+    out = np.zeros(tuple(1 if d in reduced else s for d, s in enumerate(x.shape)), dtype=dtype)
+    for where, members in groups(x.shape, axes):
+        values = [_element(x, c) for c in members]
+        if function in ("MAX", "MIN"):
+            pick = _position_of_max(values, last=False) if function == "MAX" else _position_of_min(values, last=False)
+            out[where] = x[members[pick]]
+        elif integer:
+            out[where] = _wrap(_INTEGER_FUNCTIONS[function](values), x.dtype)
+        else:
+            out[where] = _FLOAT_FUNCTIONS[function]([float(v) for v in values])
+    return out
+
+
 def float32_value(v: float) -> float:
     """``v`` rounded to a C FLOAT (float32), back as a Python float."""
     return float(np.float32(v))
@@ -282,6 +416,21 @@ def assert_hard_sigmoid_close(
     else:
         raise AssertionError(f"{context}: unexpected dtype {got.dtype}")
     _assert_within(got64, ref, check, allowed, f"{context} (x={x!r})")
+
+
+def assert_float_close(got: np.ndarray, ref: np.ndarray, slack=0.0, context: str = "") -> None:
+    """Within 1 ulp of the output type at |ref|, plus ``slack`` (absolute, per element); a reference beyond the
+    output type's range must give the infinity it rounds to."""
+    assert got.shape == ref.shape, f"{context}: shape {got.shape} != {ref.shape}"
+    with np.errstate(all="ignore"):
+        rounded = ref.astype(got.dtype)
+    overflow = np.isfinite(ref) & np.isinf(rounded)
+    assert np.array_equal(got[overflow], rounded[overflow]), f"{context}: overflow\ngot={got!r}\nref={ref!r}"
+    ref = np.where(overflow, rounded.astype(np.float64), ref)
+    check = _check_specials(got, ref, context)
+    with np.errstate(all="ignore"):
+        allowed = np.spacing(np.abs(ref).astype(got.dtype)).astype(np.float64) + slack
+    _assert_within(got.astype(np.float64), ref, check, allowed, context)
 
 
 def _assert_within(got64: np.ndarray, ref: np.ndarray, check: np.ndarray, allowed: np.ndarray, context: str) -> None:

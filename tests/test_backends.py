@@ -65,7 +65,9 @@ def random_sizes(rng, rank, big=False):
 
 def random_strides(rng, sizes, may_broadcast):
     """Element strides: packed, padded, permuted, or (inputs) with zero strides; never negative."""
-    kind = rng.choice(["packed", "padded", "permuted", "broadcast"] if may_broadcast else ["packed", "padded", "permuted"])
+    kind = rng.choice(
+        ["packed", "padded", "permuted", "broadcast"] if may_broadcast else ["packed", "padded", "permuted"]
+    )
     order = list(range(len(sizes)))
     if kind == "permuted":
         rng.shuffle(order)
@@ -156,10 +158,8 @@ def argmax_case(rng, rank, specials):
     return desc, make
 
 
-def same_shape_case(rng, rank, specials, op):
-    sizes = random_sizes(rng, rank)
-    axes = tuple(sorted(rng.choice(rank, int(rng.integers(1, rank + 1)), replace=False).tolist()))
-    data_type = rng.choice(FLOATS)
+def unary_buffers(rng, sizes, data_type, specials):
+    """``make()``: a fresh (input, output) pair in random layouts, the same bytes on every call."""
     in_strides, out_strides = random_strides(rng, sizes, True), random_strides(rng, sizes, False)
     seed = int(rng.integers(2**32))
 
@@ -169,6 +169,13 @@ def same_shape_case(rng, rank, specials, op):
         fill(r, x, data_type, specials)
         return [x], Buffer(r, data_type, sizes, out_strides)
 
+    return make
+
+
+def same_shape_case(rng, rank, specials, op):
+    sizes = random_sizes(rng, rank)
+    axes = tuple(sorted(rng.choice(rank, int(rng.integers(1, rank + 1)), replace=False).tolist()))
+    make = unary_buffers(rng, sizes, rng.choice(FLOATS), specials)
     (x,), y = make()
     if op == "hardmax":
         return dml.ActivationHardmax1OperatorDesc(input_tensor=x.desc, output_tensor=y.desc, axes=axes), make
@@ -177,17 +184,8 @@ def same_shape_case(rng, rank, specials, op):
 
 def hard_sigmoid_case(rng, rank, specials):
     sizes = random_sizes(rng, rank, big=True)
-    data_type = rng.choice(FLOATS)
-    in_strides, out_strides = random_strides(rng, sizes, True), random_strides(rng, sizes, False)
-    seed = int(rng.integers(2**32))
+    make = unary_buffers(rng, sizes, rng.choice(FLOATS), specials)
     alpha, beta = float(rng.choice([0.2, -1.7, 1e-3, 3.0])), float(rng.choice([0.5, 0.0, -0.0, 0.3]))
-
-    def make():
-        r = np.random.default_rng(seed)
-        x = Buffer(r, data_type, sizes, in_strides)
-        fill(r, x, data_type, specials)
-        return [x], Buffer(r, data_type, sizes, out_strides)
-
     (x,), y = make()
     desc = dml.ActivationHardSigmoidOperatorDesc(input_tensor=x.desc, output_tensor=y.desc, alpha=alpha, beta=beta)
     return desc, make
@@ -209,7 +207,9 @@ def if_case(rng, rank, specials):
         return [c, a, b], Buffer(r, data_type, sizes, strides[3])
 
     (c, a, b), y = make()
-    desc = dml.ElementWiseIfOperatorDesc(condition_tensor=c.desc, a_tensor=a.desc, b_tensor=b.desc, output_tensor=y.desc)
+    desc = dml.ElementWiseIfOperatorDesc(
+        condition_tensor=c.desc, a_tensor=a.desc, b_tensor=b.desc, output_tensor=y.desc
+    )
     return desc, make
 
 
@@ -310,25 +310,22 @@ def test_threads_are_bit_identical(op, sizes, axes, threads, isa):
     x = rng.standard_normal(sizes).astype(np.float32)
     x[rng.random(sizes) < 0.01] = np.nan
     f = functional
-    call = {
-        "argmax": lambda: f.argmax(x, axes, dml.AxisDirection.DECREASING, device=COMPILED),
-        "hardmax": lambda: f.activation_hardmax1(x, axes, device=COMPILED),
-        "log_softmax": lambda: f.activation_log_softmax1(x, axes, device=COMPILED),
-        "hard_sigmoid": lambda: f.activation_hard_sigmoid(x, device=COMPILED),
-        "if": lambda: f.element_wise_if((x > 0).astype(np.uint8), x, -x, device=COMPILED),
-    }[op]
+
+    def call(device):
+        return {
+            "argmax": lambda: f.argmax(x, axes, dml.AxisDirection.DECREASING, device=device),
+            "hardmax": lambda: f.activation_hardmax1(x, axes, device=device),
+            "log_softmax": lambda: f.activation_log_softmax1(x, axes, device=device),
+            "hard_sigmoid": lambda: f.activation_hard_sigmoid(x, device=device),
+            "if": lambda: f.element_wise_if((x > 0).astype(np.uint8), x, -x, device=device),
+        }[op]()
+
     results = []
     for n in (1, 2):
         threads(n)
-        results.append(call())
+        results.append(call(COMPILED))
     assert np.array_equal(results[0].view(np.uint8), results[1].view(np.uint8))
-    reference = {
-        "argmax": lambda: f.argmax(x, axes, dml.AxisDirection.DECREASING, device=REFERENCE),
-        "hardmax": lambda: f.activation_hardmax1(x, axes, device=REFERENCE),
-        "log_softmax": lambda: f.activation_log_softmax1(x, axes, device=REFERENCE),
-        "hard_sigmoid": lambda: f.activation_hard_sigmoid(x, device=REFERENCE),
-        "if": lambda: f.element_wise_if((x > 0).astype(np.uint8), x, -x, device=REFERENCE),
-    }[op]()
+    reference = call(REFERENCE)
     if op == "log_softmax":
         assert ulps(results[0], float64_log_softmax(x, axes)) <= 1
     else:

@@ -329,11 +329,11 @@ BROKEN = {
             "resource 'y'"
         ],
     ),
-    "REDUCE is not implemented yet (DxDispatch's dml_reduce.json: 6, 15, 24)": (
-        DML_REDUCE,
+    "an operator not implemented yet (CONVOLUTION)": (
+        DML_REDUCE.replace("DML_OPERATOR_REDUCE", "DML_OPERATOR_CONVOLUTION"),
         [
-            "model.json:9:21: dispatchables.sum.type: DML_OPERATOR_REDUCE is a DirectML operator not implemented by "
-            f"opendml yet (implemented: {', '.join(t.name for t in dml.REGISTRY)})"
+            "model.json:9:21: dispatchables.sum.type: DML_OPERATOR_CONVOLUTION is a DirectML operator not implemented "
+            f"by opendml yet (implemented: {', '.join(t.name for t in dml.REGISTRY)})"
         ],
     ),
     "problems that name a field in the middle of the message are located at it": (
@@ -412,6 +412,31 @@ def test_every_problem_is_reported_not_just_the_first(capsys, tmp_path, monkeypa
         "opendml: error: model.json:19:39: commands[1].resource: Command attempts to print resource 'z', which does "
         "not exist in the model",
     ]
+
+
+def test_every_dispatchable_reports_its_own_problems(capsys, tmp_path, monkeypatch):
+    """A dispatchable that cannot be read (HARD_SIGMOID without Beta) does not hide the operator problems of the
+    others (HARDMAX1 with Axes [7]): both are reported, each at its JSON path, and the status is 1."""
+    text = (
+        HARDMAX.replace('"AxisCount": 2', '"AxisCount": 1')
+        .replace('"Axes": [0, 2]', '"Axes": [7]')
+        .replace(
+            '"dispatchables": {',
+            '"dispatchables": {\n        "first": {"type": "ACTIVATION_HARD_SIGMOID", "desc": {'
+            '"InputTensor": {"DataType": "FLOAT32", "Sizes": [8]}, '
+            '"OutputTensor": {"DataType": "FLOAT32", "Sizes": [8]}, "Alpha": 0.2}},',
+        )
+    )
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, text)
+    for command in ("validate", "run"):
+        status, out, err = run(capsys, command, "model.json")
+        assert (status, out) == (1, "")
+        assert err.splitlines() == [
+            "opendml: error: model.json:7:62: dispatchables.first.desc.Beta: required field is missing",
+            "opendml: error: model.json:14:26: dispatchables.hm.desc.Axes[0]: DML_OPERATOR_ACTIVATION_HARDMAX1: "
+            "Axes[0] is 7, outside [0, 2] (InputTensor.DimensionCount is 3)",
+        ]
 
 
 def test_an_operator_above_the_feature_level_is_rejected(capsys, tmp_path, monkeypatch):

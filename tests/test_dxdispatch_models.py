@@ -9,6 +9,7 @@ from dxdispatch_support import buffer, dispatch, hard_sigmoid, model, prints, ru
 from opendml.dxdispatch import bundled_models
 
 SEED_INPUT = "Resource 'input': 12, 0, -101, 11, 3, 234, 0, -101\n"  # the {2,2,2} tensor of the DirectML docs
+REDUCE_INPUT = "Resource 'input': 1, 2, 3, 3, 0, 4, 2, 4, 2\n"  # the REDUCE page's {3,3} tensor
 #: What ``opendml run`` prints for each bundled model (print format dxdispatch). The values are those of the
 #: DirectML doc pages (LOG_SOFTMAX1: the true values; %g shows 6 significant digits).
 GOLDEN = {
@@ -45,6 +46,27 @@ GOLDEN = {
         f"{SEED_INPUT}Resource 'output': -0.000123402, -234, -101, -0, -9.00012, -0, -1.4013e-44, -112\n"
     ),
     "log_softmax1_axes_0_2": (f"{SEED_INPUT}Resource 'output': -222, -234, -112, -1.67016e-05, -231, -0, -11, -112\n"),
+    "dml_reduce": "Resource 'input': 1, 2, 3, 4, 5, 6, 7, 8, 9\nResource 'output': 6, 15, 24\n",
+    "reduce_sum_axes_0": f"{REDUCE_INPUT}Resource 'output': 6, 6, 9\n",
+    "reduce_sum_axes_1": f"{REDUCE_INPUT}Resource 'output': 6, 7, 8\n",
+    "reduce_sum_all_axes": f"{REDUCE_INPUT}Resource 'output': 21\n",
+    "reduce_functions": (
+        "Resource 'input': 1, -2, 3, 0.5, 4, 2\nResource 'argmax': 2, 1\nResource 'argmin': 1, 0\n"
+        "Resource 'average': 0.666667, 2.16667\nResource 'l1': 6, 6.5\nResource 'l2': 3.74166, 4.5\n"
+        "Resource 'log_sum': 0.693147, 1.8718\nResource 'log_sum_exp': 3.13285, 4.15318\n"
+        "Resource 'max': 3, 4\nResource 'min': -2, 0.5\nResource 'multiply': -6, 4\nResource 'sum': 2, 6.5\n"
+        "Resource 'sum_square': 14, 20.25\n"
+    ),
+    "argmin_axes_0": "Resource 'input': 1, 2, 3, 3, 0, 4, 2, 5, 2\nResource 'output': 0, 1, 2\n",
+    "argmin_axes_1": "Resource 'input': 1, 2, 3, 3, 0, 4, 2, 5, 2\nResource 'output': 0, 1, 0\n",
+    "argmin_all_axes": "Resource 'input': 1, 2, 3, 3, 0, 4, 2, 5, 2\nResource 'output': 4\n",
+    "argmin_axis_direction": "Resource 'input': 1, 2, 3, 2, 1\nResource 'first': 0\nResource 'last': 4\n",
+    "softmax1_axes_1": f"{SEED_INPUT}Resource 'output': 1, 1.67014e-05, 0, 0.999983, 0.952574, 1, 0.0474259, 0\n",
+    "softmax1_axes_0_2": f"{SEED_INPUT}Resource 'output': 0, 0, 0, 0.999983, 0, 1, 1.67014e-05, 0\n",
+    "softmax_rows": (
+        "Resource 'input': 1, 2, 3, 4, 0, 0, 0, -1000\n"
+        "Resource 'output': 0.0320586, 0.0871443, 0.236883, 0.643914, 0.333333, 0.333333, 0.333333, 0\n"
+    ),
 }
 BUNDLED = {path.stem: path for path in bundled_models()}
 
@@ -70,6 +92,9 @@ def test_bundled_models_are_valid_at_the_feature_level_their_operators_need(caps
     assert run(capsys, "validate", BUNDLED["hard_sigmoid_nhwc"], "--feature-level", "1_0")[0] == 0
     assert run(capsys, "validate", BUNDLED["argmax_axes_0"], "--feature-level", "3_0")[0] == 0
     assert run(capsys, "validate", BUNDLED["hardmax1_axes_1"], "--feature-level", "5_1")[0] == 0
+    assert run(capsys, "validate", BUNDLED["dml_reduce"], "--feature-level", "1_0")[0] == 0
+    assert run(capsys, "validate", BUNDLED["softmax_rows"], "--feature-level", "1_0")[0] == 0
+    assert run(capsys, "validate", BUNDLED["argmin_axes_0"], "--feature-level", "3_0")[0] == 0
 
 
 @pytest.fixture(autouse=True)

@@ -19,9 +19,9 @@ def make(op_type, dims, data_type=T.FLOAT32, *, index_type=T.UINT32, condition_t
     if op_type == dml.OperatorType.ELEMENT_WISE_IF:
         cond = dml.BufferTensorDesc(condition_type, sizes)
         return dml.ElementWiseIfOperatorDesc(condition_tensor=cond, a_tensor=x, b_tensor=x, output_tensor=x)
-    if op_type == dml.OperatorType.ARGMAX:
+    if op_type in (dml.OperatorType.ARGMAX, dml.OperatorType.ARGMIN):
         out = dml.BufferTensorDesc(index_type, sizes[:-1] + (1,))
-        return dml.ArgmaxOperatorDesc(
+        return dml.REGISTRY[op_type].desc_class(
             input_tensor=x, output_tensor=out, axes=(dims - 1,), axis_direction=dml.AxisDirection.INCREASING
         )
     if op_type == dml.OperatorType.ACTIVATION_HARD_SIGMOID:

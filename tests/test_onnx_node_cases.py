@@ -12,10 +12,16 @@ Where-16         <-> ELEMENT_WISE_IF, UINT8 condition (bool cast), NumPy broadca
 ArgMax-13        <-> ARGMAX, Axes = {axis}, select_last_index 0/1 = INCREASING/DECREASING, INT64 output with the
                      reduced dimension kept as 1 (dropped afterwards when keepdims=0)
 HardSigmoid-22   <-> ACTIVATION_HARD_SIGMOID, Alpha/Beta
+ArgMin-13        <-> ARGMIN, as ArgMax
+Softmax-13       <-> ACTIVATION_SOFTMAX1, Axes = {axis}
+ReduceSum-13, ReduceMean/Max/Min/Prod/L1/L2/LogSum/LogSumExp/SumSquare-18
+                 <-> REDUCE with SUM, AVERAGE, MAX, MIN, MULTIPLY, L1, L2, LOG_SUM, LOG_SUM_EXP, SUM_SQUARE over
+                     the axes input (all axes when absent), reduced dimensions kept as 1 (dropped when keepdims=0);
+                     empty tensors, bool and FLOAT64 inputs, noop_with_empty_axes: no DirectML counterpart, left out
 
 ``_expanded`` variants run the op's function body as a multi-node graph (they test the expansion, not the op)
-and are left out, as is ArgMin (no DirectML counterpart in scope). Hardmax, ArgMax and Where must match exactly;
-LogSoftmax and HardSigmoid within the case's own rtol/atol (the suite default, 1e-3 / 1e-7).
+and are left out. Hardmax, ArgMax, ArgMin, Where and ReduceMax/Min must match exactly; the others within the
+case's own rtol/atol (the suite default, 1e-3 / 1e-7).
 """
 
 from __future__ import annotations
@@ -37,7 +43,16 @@ from opendml.tensor import data_type_of
 T = TensorDataType
 DEVICE = dml.Device()
 
-_PREFIXES = ("test_hardmax", "test_logsoftmax", "test_where", "test_argmax", "test_hardsigmoid")
+_PREFIXES = ("test_hardmax", "test_logsoftmax", "test_where", "test_argmax", "test_hardsigmoid", "test_argmin")
+_PREFIXES += ("test_softmax_", "test_reduce_")
+# No DirectML counterpart: empty tensors, bool inputs, noop_with_empty_axes, and ReduceLogSumExp's cases, whose
+# inputs are FLOAT64 (REDUCE takes FLOAT32 and FLOAT16 only).
+_LEFT_OUT = ("empty_set", "bool_inputs", "empty_axes_input_noop", "test_reduce_log_sum_exp")
+_REDUCERS = {
+    "ReduceSum": "SUM", "ReduceMean": "AVERAGE", "ReduceMax": "MAX", "ReduceMin": "MIN", "ReduceProd": "MULTIPLY",
+    "ReduceL1": "L1", "ReduceL2": "L2", "ReduceLogSum": "LOG_SUM", "ReduceLogSumExp": "LOG_SUM_EXP",
+    "ReduceSumSquare": "SUM_SQUARE",
+}  # fmt: skip
 
 # Every case of ours that onnx 1.23.2 generates (test-oracles.md section 1, `_expanded*` and ArgMin left out).
 _EXPECTED_NAMES = frozenset(
@@ -61,12 +76,27 @@ _EXPECTED_NAMES = frozenset(
         "test_hardsigmoid_example",
         "test_hardsigmoid",
         "test_hardsigmoid_default",
+        *(
+            f"test_argmin_{mode}_{data}{last}"
+            for mode in ("default_axis", "keepdims", "negative_axis_keepdims", "no_keepdims")
+            for data in ("example", "random")
+            for last in ("", "_select_last_index")
+        ),
+        *(f"test_softmax_{s}" for s in ("example", "large_number", "axis_0", "axis_1", "axis_2", "negative_axis")),
+        *(
+            f"test_reduce_{op}_{mode}_{data}"
+            for op in ("sum", "mean", "max", "min", "prod", "l1", "l2", "sum_square")
+            for mode in ("keepdims" if op not in ("l1", "l2") else "keep_dims", "do_not_keepdims")
+            for data in ("example", "random")
+        ),
+        *(f"test_reduce_log_sum_{s}" for s in ("asc_axes", "desc_axes", "default", "negative_axes")),
     ]
 )
 
 # ONNX opset version each mapping below was written for: the operator version in force must be at least this
 # (Hardmax/LogSoftmax before 13 flatten the trailing axes and default to axis 1, a different mapping).
-_MIN_OPSET = {"Hardmax": 13, "LogSoftmax": 13, "Where": 16, "ArgMax": 12, "HardSigmoid": 6}
+_MIN_OPSET = {"Hardmax": 13, "LogSoftmax": 13, "Where": 16, "ArgMax": 12, "HardSigmoid": 6, "ArgMin": 12}
+_MIN_OPSET |= {"Softmax": 13, **dict.fromkeys(_REDUCERS, 13)}
 
 # ONNX attribute defaults at those versions.
 _DEFAULTS = {
@@ -75,6 +105,9 @@ _DEFAULTS = {
     "Where": {},
     "ArgMax": {"axis": 0, "keepdims": 1, "select_last_index": 0},
     "HardSigmoid": {"alpha": 0.2, "beta": 0.5},
+    "ArgMin": {"axis": 0, "keepdims": 1, "select_last_index": 0},
+    "Softmax": {"axis": -1},
+    **{op: {"keepdims": 1, "noop_with_empty_axes": 0} for op in _REDUCERS},
 }
 
 
@@ -114,7 +147,10 @@ def _our_cases() -> dict:
     return {
         case.name: case
         for case in _all_cases()
-        if case.name.startswith(_PREFIXES) and "_expanded" not in case.name and case.kind == "node"
+        if case.name.startswith(_PREFIXES)
+        and "_expanded" not in case.name
+        and case.kind == "node"
+        and not any(part in case.name for part in _LEFT_OUT)
     }
 
 
@@ -164,12 +200,37 @@ def _hard_sigmoid(x, attributes) -> np.ndarray:
     return _execute(desc, [x])
 
 
-def _argmax(x, attributes) -> np.ndarray:
+def _softmax(x, attributes) -> np.ndarray:
+    t = dml.BufferTensorDesc.like(x)
+    axis = _normalize_axis(attributes["axis"], x.ndim)
+    return _execute(dml.ActivationSoftmax1OperatorDesc(input_tensor=t, output_tensor=t, axes=(axis,)), [x])
+
+
+def _reduce(op_type, x, axes_input, attributes) -> np.ndarray:
+    """REDUCE over the axes input (or attribute); all axes when there are none."""
+    given = axes_input if axes_input is not None else attributes.get("axes")
+    axes = tuple(sorted({_normalize_axis(int(a), x.ndim) for a in given})) if given is not None and len(given) else ()
+    axes = axes or tuple(range(x.ndim))
+    desc = dml.ReduceOperatorDesc(
+        function=dml.ReduceFunction[_REDUCERS[op_type]],
+        input_tensor=dml.BufferTensorDesc.like(x),
+        output_tensor=dml.BufferTensorDesc(
+            data_type_of(x.dtype), tuple(1 if d in axes else s for d, s in enumerate(x.shape))
+        ),
+        axes=axes,
+    )
+    result = _execute(desc, [x])
+    return (
+        result if attributes["keepdims"] else result.reshape(tuple(s for d, s in enumerate(x.shape) if d not in axes))
+    )
+
+
+def _argmax(x, attributes, op_type="ArgMax") -> np.ndarray:
     axis = _normalize_axis(attributes["axis"], x.ndim)
     kept = tuple(1 if d == axis else s for d, s in enumerate(x.shape))
     last = attributes["select_last_index"]
     assert last in (0, 1), f"select_last_index {last}"
-    desc = dml.ArgmaxOperatorDesc(
+    desc = (dml.ArgminOperatorDesc if op_type == "ArgMin" else dml.ArgmaxOperatorDesc)(
         input_tensor=dml.BufferTensorDesc.like(x),
         output_tensor=dml.BufferTensorDesc(T.INT64, kept),
         axes=(axis,),
@@ -218,12 +279,18 @@ def _run(case) -> tuple[np.ndarray, bool]:
     ((inputs, _),) = case.data_sets
     if node.op_type == "Where":
         return _where(*inputs), True
+    if node.op_type in _REDUCERS:
+        x, axes = (inputs[0], inputs[1]) if len(inputs) > 1 else (inputs[0], None)
+        return _reduce(node.op_type, x, axes, attributes), node.op_type in ("ReduceMax", "ReduceMin")
+    if node.op_type == "ArgMin":
+        return _argmax(inputs[0], attributes, "ArgMin"), True
     (x,) = inputs
     run, exact = {
         "Hardmax": (_hardmax, True),
         "LogSoftmax": (_log_softmax, False),
         "ArgMax": (_argmax, True),
         "HardSigmoid": (_hard_sigmoid, False),
+        "Softmax": (_softmax, False),
     }[node.op_type]
     return run(x, attributes), exact
 

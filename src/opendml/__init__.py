@@ -14,9 +14,9 @@ from .enums import *  # noqa: F403 (the mirror of directml.h's enumerations and 
 from .enums import __all__ as _enums_all
 from .errors import DMLError, InvalidArgumentError, OperatorNotImplementedError, UnsupportedError
 from .kernels import reference as _reference_kernels  # noqa: F401 (registers the NumPy kernels)
-from .runtime import COMPILED_AVAILABLE, get_num_threads, runtime_info, set_num_threads  # compiled kernels, if built
 from .operators import *  # noqa: F403
 from .operators import __all__ as _operators_all
+from .runtime import COMPILED_AVAILABLE, get_num_threads, runtime_info, set_num_threads  # compiled kernels, if built
 from .schema import REGISTRY, OperatorDesc, OperatorSchema
 from .structs import ScaleBias, Size2D
 from .tensor import BufferTensorDesc, calc_buffer_tensor_size

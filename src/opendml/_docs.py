@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from .deviations import DEVIATIONS
 from .schema import REGISTRY
+from .support import SupportBy
 
 
 def operator_table() -> str:
@@ -13,7 +14,7 @@ def operator_table() -> str:
         "|---|---|---|---|---|",
     ]
     for schema in REGISTRY.values():
-        for i, row in enumerate(schema.support):
+        for i, (label, row) in enumerate(_labelled_rows(schema)):
             groups: dict = {}  # tensors with the same support share one line
             for name, support in row.tensors.items():
                 optional = schema.field(name).kind.optional and not support.required  # "Optional input"
@@ -22,13 +23,24 @@ def operator_table() -> str:
             first = i == 0
             lines.append(
                 f"| {schema.c_name if first else ''} | {schema.introduced.version if first else ''} "
-                f"| {row.feature_level.version}+ | {cells} | {_in_place(schema.in_place) if first else ''} |"
+                f"| {label}{row.feature_level.version}+ | {cells} | {_in_place(schema.in_place) if first else ''} |"
             )
     return "\n".join(lines)
 
 
 def _in_place(in_place: bool | tuple[str, ...]) -> str:
     return f"over {', '.join(in_place)}" if isinstance(in_place, tuple) else ("yes" if in_place else "no")
+
+
+def _labelled_rows(schema):
+    """The support rows, each with a label naming the field values it applies to when they depend on a field."""
+    if not isinstance(schema.support, SupportBy):
+        return [("", row) for row in schema.support]
+    return [
+        (f"{schema.support.field} {', '.join(v.name for v in values)}: " if k == 0 else "", row)
+        for values, rows in schema.support.groups.items()
+        for k, row in enumerate(rows)
+    ]
 
 
 def constraints_list() -> str:

@@ -78,29 +78,46 @@ ELEMENTWISE = {
     ),
     "tanh": ElementWise(_unary(dml.ActivationTanhOperatorDesc), lambda i, o: np.tanh(i[0], out=o), "Tanh"),
     "gelu": ElementWise(
-        _unary(dml.ActivationGeluOperatorDesc), lambda i, o: np.multiply(i[0], 0.5 * (1 + np.tanh(i[0])), out=o),
-        "Gelu", opset=20,
+        _unary(dml.ActivationGeluOperatorDesc),
+        lambda i, o: np.multiply(i[0], 0.5 * (1 + np.tanh(i[0])), out=o),
+        "Gelu",
+        opset=20,
     ),  # (numpy has no erf: a tanh stand-in of the same cost class)
     "add": ElementWise(_binary(dml.ElementWiseAddOperatorDesc), lambda i, o: np.add(*i, out=o), "Add", binary=True),
     "multiply": ElementWise(
         _binary(dml.ElementWiseMultiplyOperatorDesc), lambda i, o: np.multiply(*i, out=o), "Mul", binary=True
     ),
     "clip": ElementWise(
-        _unary(dml.ElementWiseClipOperatorDesc, min=-1.0, max=1.0), lambda i, o: np.clip(i[0], -1, 1, out=o), "Clip",
+        _unary(dml.ElementWiseClipOperatorDesc, min=-1.0, max=1.0),
+        lambda i, o: np.clip(i[0], -1, 1, out=o),
+        "Clip",
         constants={"min": -1.0, "max": 1.0},
     ),
     "exp": ElementWise(_unary(dml.ElementWiseExpOperatorDesc), lambda i, o: np.exp(i[0], out=o), "Exp"),
     "quantize_linear": ElementWise(
-        _quantize, _np_quantize, "QuantizeLinear", constants={"scale": 0.05, "zero_point": np.uint8(128)},
-        out=np.uint8, extra=(0.05, np.uint8(128)),
+        _quantize,
+        _np_quantize,
+        "QuantizeLinear",
+        constants={"scale": 0.05, "zero_point": np.uint8(128)},
+        out=np.uint8,
+        extra=(0.05, np.uint8(128)),
     ),
     "less_than": ElementWise(
-        _binary(dml.ElementWiseLogicalLessThanOperatorDesc), lambda i, o: np.less(*i, out=o.view(np.bool_)), "Less",
-        binary=True, out=np.uint8,
+        _binary(dml.ElementWiseLogicalLessThanOperatorDesc),
+        lambda i, o: np.less(*i, out=o.view(np.bool_)),
+        "Less",
+        binary=True,
+        out=np.uint8,
     ),
 }
 OPS = ("hard_sigmoid", "if", "argmax", "hardmax", "log_softmax", *ELEMENTWISE)
-ONNX = {"hard_sigmoid": "HardSigmoid", "if": "Where", "argmax": "ArgMax", "hardmax": "Hardmax", "log_softmax": "LogSoftmax"}
+ONNX = {
+    "hard_sigmoid": "HardSigmoid",
+    "if": "Where",
+    "argmax": "ArgMax",
+    "hardmax": "Hardmax",
+    "log_softmax": "LogSoftmax",
+}
 ONNX.update({op: member.onnx for op, member in ELEMENTWISE.items()})
 
 
@@ -129,7 +146,7 @@ class Case:
 
 
 def make_case(op, dtype_name, shape, axes, rng) -> Case:
-    dtype, data_type = DTYPES[dtype_name]
+    dtype = DTYPES[dtype_name][0]
     x = rng.standard_normal(shape).astype(dtype)
     desc_x = dml.BufferTensorDesc.like(x)
     device = dml.Device()
@@ -212,7 +229,6 @@ def add_bound(case: Case):
 
 def add_onnxruntime(case: Case, threads: int):
     try:
-        import onnx
         import onnxruntime as ort
         from onnx import TensorProto, helper
     except ImportError:
@@ -424,7 +440,8 @@ def main(argv=None) -> None:
                         print(
                             f"| {op} | {dtype} | {'x'.join(map(str, shape))} | {','.join(map(str, axes)) or '-'} "
                             f"| {threads} | {ms('opendml')} | {bound * 1e3:.3f} | {ms('onnxruntime')} | {ms('torch')} "
-                            f"| {ms('numpy')} | {row['vs_bound']:.2f} | {row['vs_best_peer']:.2f} ({row['best_peer']}) |",
+                            f"| {ms('numpy')} | {row['vs_bound']:.2f} "
+                            f"| {row['vs_best_peer']:.2f} ({row['best_peer']}) |",
                             flush=True,
                         )
                         del case

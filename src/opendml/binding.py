@@ -8,6 +8,7 @@ is built by NumPy's own bounds-checked constructor, never by unchecked pointer a
 
 from __future__ import annotations
 
+import contextlib
 import mmap
 from dataclasses import dataclass
 from typing import Any
@@ -70,7 +71,7 @@ class TensorPlan:
                 f"{self.where} has Strides {self.desc.strides}, so opendml cannot choose its memory: "
                 "bind the output buffer with a BufferBinding"
             )
-        return self._bound_array(_empty(self.shape, self.dtype))
+        return self._bound_array(empty_output(self.shape, self.dtype))
 
     def bind(self, value: Any) -> Bound:
         if value is None and self.is_output:
@@ -225,7 +226,7 @@ HUGE_PAGE = 2 << 20
 HUGE_PAGE_MIN_BYTES = 32 << 20
 
 
-def _empty(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
+def empty_output(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     """``np.empty``, except that large arrays start on a 2 MiB boundary of an anonymous mapping advised
     MADV_HUGEPAGE, so that the kernel can fault them in 2 MiB at a time (where THP is enabled or "madvise")."""
     nbytes = int(np.prod(shape, dtype=np.uint64)) * dtype.itemsize
@@ -235,10 +236,8 @@ def _empty(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     memory = mmap.mmap(-1, nbytes + HUGE_PAGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)  # (shared is tmpfs: slow)
     raw = np.frombuffer(memory, np.uint8)
     start = -raw.ctypes.data % HUGE_PAGE
-    try:
+    with contextlib.suppress(OSError):  # a kernel without THP: plain pages
         memory.madvise(advise, start, nbytes - nbytes % HUGE_PAGE or HUGE_PAGE)
-    except OSError:  # a kernel without THP: plain pages
-        pass
     return raw[start : start + nbytes].view(dtype).reshape(shape)
 
 

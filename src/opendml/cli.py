@@ -196,12 +196,12 @@ def _check(
     """Load ``path``, create its session at ``feature_level``, then ``action``; report and return the status."""
     diagnostics = Diagnostics()
     try:
-        model = load_model(path, diagnostics, name)
+        # A model with errors is still read as far as it goes: the session then reports the operator problems of
+        # every dispatchable that was read (and of every dispatch that could be resolved) before giving up.
+        model = load_model(path, diagnostics, name, partial=True)
     except OSError as error:
         print(f"opendml: error: cannot read the model {str(path)!r}: {error.strerror}", file=sys.stderr)
         return EXIT_USAGE
-    except InvalidModel:
-        model = None  # its errors are in diagnostics
     except MemoryError:  # the model fits in MAX_MODEL_BYTES, but not in this machine's (or this limit's) memory
         model = None
         diagnostics.errors.append(_out_of_memory(path, name))

@@ -24,6 +24,7 @@ __all__ = [
     "ValidAxes",
     "ReducedOutputSizes",
     "IndexFitsOutput",
+    "EffectiveRankAtMost",
     "When",
     "AtLeast",
     "DataTypeLike",
@@ -213,6 +214,35 @@ class IndexFitsOutput:
 
 
 @dataclass(frozen=True)
+class EffectiveRankAtMost:
+    """The tensor's *effective rank* (its DimensionCount without the leftmost dimensions of size 1) must be at most
+    ``rank``: the v0 softmax family reads ``{1, 1, BatchCount, Width}`` as ``{BatchCount, Width}``."""
+
+    tensor: str
+    rank: int
+
+    def fields(self) -> tuple[str, ...]:
+        return (self.tensor,)
+
+    def check(self, desc) -> list[Problem]:
+        sizes = _get(desc, self.tensor).sizes
+        leading = next((d for d, size in enumerate(sizes) if size != 1), len(sizes))
+        effective = len(sizes) - leading
+        if effective <= self.rank:
+            return []
+        shown = "{" + ", ".join(map(str, sizes)) + "}"
+        return [Problem(
+            f"{self.tensor} has an effective rank of {effective} (Sizes {shown} without its leftmost dimensions of "
+            f"size 1), but at most {self.rank} is allowed", self.tensor, "Sizes")]  # fmt: skip
+
+    def __str__(self) -> str:
+        return (
+            f"{self.tensor} must have an effective rank (DimensionCount without leftmost dimensions of size 1) of at "
+            f"most {self.rank}"
+        )
+
+
+@dataclass(frozen=True)
 class When:
     """Rules that hold only when the enum field ``field`` has one of ``values`` (REDUCE's per-function rules)."""
 
@@ -234,7 +264,8 @@ class When:
         return [problem for rule in self.rules for problem in rule.check(desc)]
 
     def __str__(self) -> str:
-        names = " or ".join(v.name for v in self.values)
+        names = [v.name for v in self.values]
+        names = ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
         return f"when {self.field} is {names}: " + "; ".join(str(rule) for rule in self.rules)
 
 

@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from . import kernels
-from .binding import Bound, TensorPlan, check_hazards
+from .binding import Bound, TensorPlan, check_hazards, empty_output
 from .enums import CreateDeviceFlags, ExecutionFlags, FeatureLevel
 from .errors import InvalidArgumentError, UnsupportedError
 from .schema import OperatorDesc, schema_of
@@ -115,6 +115,9 @@ class CompiledOperator:
         }
         #: The backend whose kernel runs this operator, chosen once here.
         self.backend, self._kernel = kernels.kernel_for(schema.operator_type, op.device.kernels)
+        # Inputs reach a NumPy kernel as read-only views, so a kernel bug cannot write them; the C kernels take
+        # their inputs as const memory and are held to it by the guard-byte fuzz.
+        self._guard_inputs = self.backend == "reference"
         self._inputs = [(f.c_name, self.plans.get(f.c_name)) for f in schema.input_fields]
         self._outputs = [(f.c_name, self.plans[f.c_name]) for f in schema.output_fields]
         # The common binding, checked in a few hundred nanoseconds (see _direct_views): every tensor packed and
@@ -153,37 +156,36 @@ class CompiledOperator:
         """The views for the kernel when every binding is an exact, C-contiguous array of a packed tensor (outputs
         also writable) and no output shares memory with another binding; None sends the call down the full path,
         which binds anything valid and explains anything invalid."""
-        if self._direct is None or type(inputs) not in (list, tuple) or len(inputs) != len(self._direct):
+        expected_in, expected_out = self._direct, self._direct_out
+        if expected_in is None or type(inputs) not in (list, tuple) or len(inputs) != len(expected_in):
             return None
         if outputs is None:
-            outputs = (None,) * len(self._direct_out)
-        elif type(outputs) not in (list, tuple) or len(outputs) != len(self._direct_out):
+            outputs = (None,) * len(expected_out)
+        elif type(outputs) not in (list, tuple) or len(outputs) != len(expected_out):
             return None
-        views = []
-        for array, (dtype, shape) in zip(inputs, self._direct):
-            if type(array) is not np.ndarray or array.dtype != dtype or array.shape != shape:
-                return None
-            if not array.flags.c_contiguous:
-                return None
-            if array.flags.writeable:
-                array = array.view()
-                array.flags.writeable = False  # DirectML never writes an input; neither may a kernel
-            views.append(array)
-        results = []
-        for array, (dtype, shape) in zip(outputs, self._direct_out):
-            if array is None:
-                array = np.empty(shape, dtype)
-            elif (
-                type(array) is not np.ndarray
+        ndarray = np.ndarray
+        for array, (dtype, shape) in zip(inputs, expected_in):
+            if (
+                type(array) is not ndarray
                 or array.dtype != dtype
                 or array.shape != shape
-                or not (array.flags.c_contiguous and array.flags.writeable)
+                or not array.flags.c_contiguous
             ):
                 return None
-            elif any(np.shares_memory(array, other) for other in (*views, *results)):
+        if self._guard_inputs:
+            inputs = tuple(map(_read_only, inputs))
+        results = []
+        for array, (dtype, shape) in zip(outputs, expected_out):
+            if array is None:
+                array = empty_output(shape, dtype)
+            elif type(array) is not ndarray or array.dtype != dtype or array.shape != shape:
+                return None
+            elif not (array.flags.c_contiguous and array.flags.writeable):
+                return None
+            elif any(np.shares_memory(array, other) for other in (*inputs, *results)):
                 return None  # in place, or a hazard: the full path decides which
             results.append(array)
-        return tuple(views), tuple(results)
+        return tuple(inputs), tuple(results)
 
     def _bind(self, entry: tuple[str, TensorPlan | None], value: Any) -> Bound | None:
         c_name, plan = entry
@@ -199,6 +201,13 @@ class CompiledOperator:
         """DirectML's binding-hazard rules for this operator (see :func:`opendml.binding.check_hazards`)."""
         present = [b for b in inputs if b is not None]
         check_hazards(self._schema.c_name, present, outputs, self._schema.in_place)
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    if array.flags.writeable:
+        array = array.view()
+        array.flags.writeable = False  # DirectML never writes an input; neither may a kernel
+    return array
 
 
 def _kernel_backend(requested: str | None) -> str:

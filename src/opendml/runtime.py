@@ -14,8 +14,8 @@ from typing import Any
 __all__ = ["COMPILED_AVAILABLE", "COMPILED_ERROR", "runtime_info", "set_num_threads", "get_num_threads"]
 
 try:
-    from .kernels import compiled as _compiled  # noqa: F401 (registers the compiled kernels)
     from . import _core
+    from .kernels import compiled as _compiled  # noqa: F401 (registers the compiled kernels)
 
     COMPILED_AVAILABLE, COMPILED_ERROR = True, None
 except ImportError as error:  # a pure-Python install: the NumPy kernels run everything

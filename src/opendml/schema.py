@@ -644,9 +644,13 @@ class OutputRule:
     data_type_parameter: bool = False
     #: The data type of this (optional) input when it is given (QUANTIZE_LINEAR's ZeroPointTensor), else the above.
     type_like: str | None = None
+    #: ``(field C name, values, data type)``: the data type when that field has one of ``values`` (REDUCE's
+    #: ARGMAX/ARGMIN give UINT32 indices); a chosen ``output_data_type`` still wins.
+    data_type_when: tuple[str, tuple, TensorDataType] | None = None
 
     def fields(self) -> tuple[str, ...]:
-        return tuple(name for name in (self.like, self.reduced_by, self.type_like) if name)
+        names = (self.like, self.reduced_by, self.type_like, self.data_type_when and self.data_type_when[0])
+        return tuple(name for name in names if name)
 
     def output(self, schema: OperatorSchema, inputs: dict, values: dict, chosen: TensorDataType | None) -> Any:
         source = inputs[self.like or schema.input_fields[0].c_name]
@@ -654,7 +658,11 @@ class OutputRule:
         if self.reduced_by:
             reduced = set(values[schema.field(self.reduced_by).name])
             sizes = tuple(1 if d in reduced else size for d, size in enumerate(sizes))
-        data_type = chosen if self.data_type_parameter else (self.data_type or source.data_type)
+        data_type = self.data_type or source.data_type
+        if self.data_type_when and values[schema.field(self.data_type_when[0]).name] in self.data_type_when[1]:
+            data_type = self.data_type_when[2]
+        if self.data_type_parameter and chosen is not None:
+            data_type = chosen
         if self.type_like and inputs.get(self.type_like) is not None:
             data_type = inputs[self.type_like].data_type
         return BufferTensorDesc(data_type, sizes)

@@ -79,6 +79,9 @@ class Case:
     #: ``types(types) -> types``: the data types :func:`types_for` picked, made to obey a rule between them that
     #: the row's lists cannot say (QUANTIZE_LINEAR: an INT32 input takes a FLOAT32 scale).
     types: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    #: ``shape(sizes) -> sizes``: a proposed input shape made one the operator accepts (e.g. leading sizes set to 1
+    #: for an effective-rank limit); applied by :func:`make_desc`.
+    shape: Callable[[tuple[int, ...]], tuple[int, ...]] = lambda sizes: sizes
 
 
 CASES: dict[dml.OperatorType, Case] = {}
@@ -136,6 +139,7 @@ def make_desc(
     """A descriptor of ``case``'s operator: inputs of ``sizes``, outputs shaped by its output rule, tensors of
     ``types`` (C name -> type), non-tensor fields from ``case.params`` (or ``params``), optional ``strides``."""
     s = schema(case)
+    sizes = case.shape(tuple(sizes))
     params = case.params(len(sizes), rng) if params is None else params
     strides = strides or {}
     tensors: dict[str, Any] = {}

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
+
+import activation_reference as act
 import numpy as np
 import reference as ref
 
 import opendml as dml
 
-from . import Case, Example, register
+from . import Case, Example, random_values, register
 
 OT = dml.OperatorType
 UNARY = ("InputTensor", "OutputTensor")
@@ -24,29 +27,46 @@ def bits_equal(got, expected, desc, inputs) -> None:
     ref.assert_bits_equal(got, expected.astype(got.dtype))
 
 
+def within_1_ulp(got, expected, desc, inputs) -> None:
+    ref.assert_log_softmax_close(got, expected)
+
+
+def effective_rank_2(sizes: tuple[int, ...]) -> tuple[int, ...]:
+    """Leading sizes set to 1 so that at most the last two dimensions count (an effective rank of at most 2)."""
+    return tuple(1 if d < len(sizes) - 2 else size for d, size in enumerate(sizes))
+
+
+def axes_case(op, reference, check, examples=()) -> Case:
+    """An operator over ``Axes`` whose output has the input's shape (HARDMAX1, LOG_SOFTMAX1, SOFTMAX1)."""
+    return Case(
+        op,
+        AXES,
+        reference=lambda desc, inputs: [reference(inputs[0], desc.axes)],
+        check=check,
+        params=random_axes,
+        examples=examples,
+    )
+
+
 # The page input of HARDMAX1 (and, by erratum, of LOG_SOFTMAX1).
 PAGE = np.array([[[12, 0], [-101, 11]], [[3, 234], [0, -101]]], np.float32)
 f32 = lambda values: np.array(values, np.float32)  # noqa: E731
 
 register(
-    Case(
+    axes_case(
         OT.ACTIVATION_HARDMAX1,
-        AXES,
-        reference=lambda desc, inputs: [ref.hardmax1(inputs[0], desc.axes)],
-        check=bits_equal,
-        params=random_axes,
+        ref.hardmax1,
+        bits_equal,
         examples=(
             Example("axes 1", (PAGE,), (f32([[[1, 0], [0, 1]], [[1, 1], [0, 0]]]),), {"axes": (1,)}),
             Example("axes 0", (PAGE,), (f32([[[1, 0], [0, 1]], [[0, 1], [1, 0]]]),), {"axes": (0,)}),
             Example("axes 0 2", (PAGE,), (f32([[[0, 0], [0, 1]], [[0, 1], [0, 0]]]),), {"axes": (0, 2)}),
         ),
     ),
-    Case(
+    axes_case(
         OT.ACTIVATION_LOG_SOFTMAX1,
-        AXES,
-        reference=lambda desc, inputs: [ref.log_softmax1(inputs[0], desc.axes)],
-        check=lambda got, expected, desc, inputs: ref.assert_log_softmax_close(got, expected),
-        params=random_axes,
+        ref.log_softmax1,
+        within_1_ulp,
         # The page shows HARDMAX1's outputs (erratum): these are the true values, printed to 7 digits.
         examples=(
             Example(
@@ -66,6 +86,23 @@ register(
                 atol=1.5e-44,
             ),
         ),  # fmt: skip
+    ),
+    # The softmax family: SOFTMAX1 over any axes; the v0 operators over the last axis of an input of effective
+    # rank at most 2 (their pages have no examples; the equivalences with the *1 operators are tested separately).
+    axes_case(OT.ACTIVATION_SOFTMAX1, ref.softmax1, within_1_ulp),
+    *(
+        Case(
+            op,
+            UNARY,
+            reference=lambda desc, inputs, one=one: [one(inputs[0], (inputs[0].ndim - 1,))],
+            check=check,
+            shape=effective_rank_2,
+        )
+        for op, one, check in (
+            (OT.ACTIVATION_HARDMAX, ref.hardmax1, bits_equal),
+            (OT.ACTIVATION_LOG_SOFTMAX, ref.log_softmax1, within_1_ulp),
+            (OT.ACTIVATION_SOFTMAX, ref.softmax1, within_1_ulp),
+        )
     ),
     Case(
         OT.ACTIVATION_HARD_SIGMOID,
@@ -94,11 +131,6 @@ register(
 # Python loops of tests/activation_reference.py, the bounds those of the README's accuracy table.
 # ----------------------------------------------------------------------------------------------------------------
 
-import math  # noqa: E402
-
-import activation_reference as act  # noqa: E402
-
-from . import random_values  # noqa: E402
 
 _SPECIALS = (np.nan, np.inf, -np.inf, -0.0, 0.0, 30.0, -30.0, 100.0, -100.0, 1e-3)
 

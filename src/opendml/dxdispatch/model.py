@@ -103,16 +103,22 @@ class Model:
     commands: tuple[Command, ...]
 
 
-def load_model(path: str | Path, diagnostics: Diagnostics | None = None, name: str | None = None) -> Model:
+def load_model(
+    path: str | Path, diagnostics: Diagnostics | None = None, name: str | None = None, partial: bool = False
+) -> Model | None:
     """Read a model file; raise InvalidModel with every error found (OSError if the file cannot be read).
 
-    ``name`` is how messages call the file (default: ``path`` as given).
+    ``name`` is how messages call the file (default: ``path`` as given). With ``partial``, errors are left in
+    ``diagnostics`` and the items that were read are returned (None if the file is not a model at all), so that
+    the dispatchables that were read can still be checked on a device.
     """
     diagnostics = Diagnostics() if diagnostics is None else diagnostics
     path = Path(path)
+    model = None
     with diagnostics.item():
         model = _Reader(jsonc.read(path, diagnostics, name).root, path, diagnostics).model()
-    diagnostics.check()
+    if not partial:
+        diagnostics.check()
     return model
 
 

@@ -355,6 +355,18 @@ ALWAYS vf rcp_f32(vf d) {
     return fmadd(r, fmadd(-d, r, splatf(1.0f)), r);
 }
 
+/* num / d to about half an ulp: a Newton reciprocal and Markstein's correction, whose residual needs an FMA;
+ * without one (the baseline), the division. */
+ALWAYS vf div_f32(vf num, vf d, vf *r) {
+    *r = rcp_f32(d);
+#if defined(__FMA__) || defined(__AVX512F__)
+    vf y = num * *r;
+    return fmadd(fmadd(-y, d, num), *r, y);
+#else
+    return num / d;
+#endif
+}
+
 /* c * exp(v) rounded once (also where the result is subnormal), for any v (NaN excepted: callers select):
  * simd.h's exp_parts_in (v = n*ln2 + r, exp(r) = 1 + r + q) with 2^n applied as 2^(n/2) * 2^(n - n/2), so that
  * only the last product rounds: about 1 ulp. */
@@ -379,8 +391,8 @@ static inline vf op_exp(vf x, const odml_params *p) {
 static inline vf op_sigmoid(vf x, const odml_params *p) {
     (void)p;
     vf ax = (vf)((vi)x & 0x7fffffff), t = exp_scaled(-ax, splatf(1.0f)), d = 1.0f + t, dl = t - (d - 1.0f);
-    vf y = selectf(x >= 0.0f, splatf(1.0f), t) / d;
-    y = fmadd(-y, dl * rcp_approx(d), y); /* 1 + t = d + dl exactly (Fast2Sum): y / (1 + dl/d), d's rounding undone */
+    vf r, y = div_f32(selectf(x >= 0.0f, splatf(1.0f), t), d, &r);
+    y = fmadd(-y, dl * r, y);           /* 1 + t = d + dl exactly (Fast2Sum): y / (1 + dl/d), d's rounding undone */
     return selectf(x != x, splatf(NAN), y);
 }
 
@@ -397,7 +409,7 @@ static inline vf op_tanh(vf x, const odml_params *p) {
     q = fmadd(q, z, splatf(-0.3333333134651184f));
     vf small = (vf)((vi)fmadd(q * z, ax, ax) | sign); /* (on ax, then the sign: tanh(-0.0) is -0.0) */
     vf t = exp_scaled(-2.0f * ax, splatf(1.0f));
-    vf large = (vf)((vi)(1.0f - (t + t) * rcp_f32(1.0f + t)) | sign); /* (a Newton reciprocal: no division) */
+    vf r, large = (vf)((vi)(1.0f - div_f32(t + t, 1.0f + t, &r)) | sign);
     return selectf(x != x, splatf(NAN), selectf(ax < 0.625f, small, large));
 }
 

@@ -232,7 +232,7 @@ typedef struct {
 } rdims;
 
 typedef struct {
-    int in_dtype, out_dtype, isize, osize, last;
+    int in_dtype, out_dtype, isize, osize, last; /* last: ODML_LAST | ODML_MIN flags */
 } rctx;
 
 /* contig: reduce the one group at `in`, writing at `out`. strip: reduce nl <= 16 groups side by side, lane l at
@@ -281,9 +281,13 @@ static void store_index(char *p, int dtype, uint32_t v) {
 /* ---- ARGMAX (and HARDMAX's first pass): per-lane running (max, index), NaN above every number.
  * INCREASING takes strictly greater values (first max wins), DECREASING greater-or-equal (last wins). Lanes
  * hold candidates; the final pick among tied lanes is by index, so lane order never matters. ---- */
-#define BEATS_F(x, m, last) ((last) ? ((x) >= (m)) | ((x) != (x)) : ((x) > (m)) | (((x) != (x)) & ((m) == (m))))
+/* `last` holds flags: ODML_LAST as above, ODML_MIN turns the comparisons round (ARGMIN, MIN; NaN still wins). */
+#define GT_(x, m, fl) ((fl) & ODML_MIN ? (x) < (m) : (x) > (m))
+#define GE_(x, m, fl) ((fl) & ODML_MIN ? (x) <= (m) : (x) >= (m))
+#define BEATS_F(x, m, last)                                                                                     \
+    ((last) & ODML_LAST ? GE_(x, m, last) | ((x) != (x)) : GT_(x, m, last) | (((x) != (x)) & ((m) == (m))))
 #define TIED_F(x, m) (((x) == (m)) | (((x) != (x)) & ((m) != (m))))
-#define BEATS_I(x, m, last) ((last) ? ((x) >= (m)) : ((x) > (m)))
+#define BEATS_I(x, m, last) ((last) & ODML_LAST ? GE_(x, m, last) : GT_(x, m, last))
 #define TIED_I(x, m) ((x) == (m))
 #define LOAD_MEM(V, p) ({ V v_; memcpy(&v_, (p), sizeof v_); v_; })
 #define LOAD_F16(V, p) load_f16(p)
@@ -331,13 +335,15 @@ static void store_index(char *p, int dtype, uint32_t v) {
                 if (BEATS_##KIND(x, bm, last)) { bm = x; bi = flat + (uint32_t)i; }                             \
             }                                                                                                   \
         });                                                                                                     \
-        NAME##_m t2 = BEATS_##KIND(m2, m, 0) |                                                                  \
-                      (TIED_##KIND(m2, m) & __builtin_convertvector(last ? id2 > id : id2 < id, NAME##_m));     \
+        NAME##_m t2 = BEATS_##KIND(m2, m, last & ODML_MIN) |                                                   \
+                      (TIED_##KIND(m2, m) &                                                                     \
+                       __builtin_convertvector(last & ODML_LAST ? id2 > id : id2 < id, NAME##_m));              \
         m = (NAME##_v)(((NAME##_m)m2 & t2) | ((NAME##_m)m & ~t2));                                              \
         vu t2u = (vu)__builtin_convertvector(t2, vi);                                                           \
         id = (id2 & t2u) | (id & ~t2u);                                                                         \
         for (int l = 0; l < LANES; l++)                                                                         \
-            if (BEATS_##KIND(m[l], bm, 0) || (TIED_##KIND(m[l], bm) && (last ? id[l] > bi : id[l] < bi))) {     \
+            if (BEATS_##KIND(m[l], bm, last & ODML_MIN) ||                                                      \
+                (TIED_##KIND(m[l], bm) && (last & ODML_LAST ? id[l] > bi : id[l] < bi))) {                      \
                 bm = m[l];                                                                                      \
                 bi = id[l];                                                                                     \
             }                                                                                                   \
@@ -506,10 +512,11 @@ static double log_sum(uint64_t count, double rest) {
     return count == 1 ? log1p(rest) : log((double)count) + log1p(rest / (double)count);
 }
 
-static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
-    int f16 = c->in_dtype == ODML_F16;
+/* A contiguous-run group's maximum, the count of its maxima and the sum of its other terms exp(x - max) (both
+ * left unset when the maximum is not finite): what LOG_SOFTMAX and SOFTMAX share. */
+static float softmax_stats_c(const char *in, const rdims *R, int f16, uint64_t *count, double *rest) {
     vf mv = splatf(-INFINITY), mv2 = mv, mn = splatf(INFINITY);
-    FOR_RUNS(R, in, out, pi, po, flat, {
+    FOR_RUNS(R, in, NULL, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], i = 0;
         for (; i + 2 * LANES <= n; i += 2 * LANES) { /* two chains, as in argmax */
             vf a = lanes_f(pi + i * s, s, LANES, f16, 0), b = lanes_f(pi + (i + LANES) * s, s, LANES, f16, 0);
@@ -531,7 +538,6 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
         m = (mv[l] > m || mv[l] != mv[l]) ? mv[l] : m;
         low = mn[l] < low ? mn[l] : low;
     }
-    double L = NAN;
     if (isfinite(m)) {
         vf vm = splatf(m);
         vi cnt = {0}, flag = {0};
@@ -545,8 +551,17 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
                 sum_pass_c(in, R, f16, vm, 1, 0, &flag, &cnt, &sum);
             }
         }
-        L = log_sum((uint64_t)hsum_i(cnt), hsum_d(sum)); /* (a lane count stays below 2^28) */
+        *count = (uint64_t)hsum_i(cnt), *rest = hsum_d(sum); /* (a lane count stays below 2^28) */
     }
+    return m;
+}
+
+static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
+    int f16 = c->in_dtype == ODML_F16;
+    uint64_t count = 0;
+    double rest = 0;
+    float m = softmax_stats_c(in, R, f16, &count, &rest);
+    double L = isfinite(m) ? log_sum(count, rest) : NAN;
     vd md = (vd){0} + (double)m, Ld = (vd){0} + L;
     FOR_RUNS(R, in, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
@@ -557,11 +572,10 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
     });
 }
 
-static void log_softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
-                          const rctx *c) {
-    int f16 = c->in_dtype == ODML_F16;
+/* softmax_stats_c for a strip of nl groups: per lane maximum (returned), count of maxima and rest. */
+static vf softmax_stats_s(const char *in, ptrdiff_t lsi, int nl, const rdims *R, int f16, vi *cnt, vd *sum) {
     vf m = splatf(-INFINITY), mn = splatf(INFINITY);
-    FOR_RUNS(R, in, out, pi, po, flat, {
+    FOR_RUNS(R, in, NULL, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i++) {
             vf x = lanes_f(pi + i * s, lsi, nl, f16, 0);
@@ -569,17 +583,25 @@ static void log_softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t ls
             mn = selectf(x < mn, x, mn);
         }
     });
-    vi cnt = {0}, flag = {0};
-    vd sum = {0};
+    vi flag = {0};
     if (!ANY(~((mn - m) >= -87.0f))) { /* every lane's terms in float's normal range (and no NaN): plain sum */
-        sum_pass_s(in, lsi, nl, R, f16, m, 0, 1, &flag, &cnt, &sum);
+        sum_pass_s(in, lsi, nl, R, f16, m, 0, 1, &flag, cnt, sum);
     } else {
-        sum_pass_s(in, lsi, nl, R, f16, m, 0, 0, &flag, &cnt, &sum);
+        sum_pass_s(in, lsi, nl, R, f16, m, 0, 0, &flag, cnt, sum);
         if (ANY(flag)) {
-            cnt = (vi){0}, sum = (vd){0};
-            sum_pass_s(in, lsi, nl, R, f16, m, 1, 0, &flag, &cnt, &sum);
+            *cnt = (vi){0}, *sum = (vd){0};
+            sum_pass_s(in, lsi, nl, R, f16, m, 1, 0, &flag, cnt, sum);
         }
     }
+    return m;
+}
+
+static void log_softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
+                          const rctx *c) {
+    int f16 = c->in_dtype == ODML_F16;
+    vi cnt = {0};
+    vd sum = {0};
+    vf m = softmax_stats_s(in, lsi, nl, R, f16, &cnt, &sum);
     vd L, md = widen(m);
     for (int l = 0; l < LANES; l++) L[l] = isfinite(m[l]) ? log_sum((uint32_t)cnt[l], sum[l]) : NAN;
     FOR_RUNS(R, in, out, pi, po, flat, {
@@ -588,6 +610,244 @@ static void log_softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t ls
             put_lanes_f(po + i * so, lso, nl, f16, narrow((widen(lanes_f(pi + i * s, lsi, nl, f16, 0)) - md) - L));
         }
     });
+}
+
+/* ============== REDUCE (SUM, SUM_SQUARE, L1, AVERAGE, MAX, MIN), ARGMIN and SOFTMAX ============== */
+
+/* ---- SOFTMAX: exp(x - max) / sum, with the sum of LOG_SOFTMAX (count of maxima + rest, in double). Each term
+ * is exp(t + err) with x - max = t + err exactly (TwoSum), exp(t) from exp_parts added in double: about 3e-8
+ * relative error, then one rounding to float32 (float16: via float32). Terms below e^-87 come from libm in double,
+ * as the float64 reference. A group without a finite maximum is all NaN, as in LOG_SOFTMAX. ---- */
+ALWAYS vd softmax_terms(vf x, vf m, vd inv) {
+    vf t = x - m, bb = t - x;
+    vf err = (x - (t - bb)) + (-m - bb);
+    vf sc, r, q;
+    exp_parts(t, &sc, &r, &q);
+    vd e = widen(sc) * ((widen(q) + widen(r)) + 1.0) * (1.0 + widen(err));
+    vi tiny = (t < -87.0f) & (t > -INFINITY);
+    if (ANY(tiny))
+        for (int k = 0; k < LANES; k++)
+            if (tiny[k]) e[k] = exp((double)x[k] - (double)m[k]);
+    return e * inv;
+}
+
+static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
+    int f16 = c->in_dtype == ODML_F16;
+    uint64_t count = 0;
+    double rest = 0;
+    float m = softmax_stats_c(in, R, f16, &count, &rest);
+    vd inv = (vd){0} + (isfinite(m) ? 1.0 / ((double)count + rest) : NAN);
+    vf vm = splatf(isfinite(m) ? m : NAN);
+    FOR_RUNS(R, in, out, pi, po, flat, {
+        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
+        for (ptrdiff_t i = 0; i < n; i += LANES) {
+            ptrdiff_t k = n - i < LANES ? n - i : LANES;
+            put_lanes_f(po + i * so, so, k, f16, narrow(softmax_terms(lanes_f(pi + i * s, s, k, f16, 0), vm, inv)));
+        }
+    });
+}
+
+static void softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
+                      const rctx *c) {
+    int f16 = c->in_dtype == ODML_F16;
+    vi cnt = {0};
+    vd sum = {0}, inv;
+    vf m = softmax_stats_s(in, lsi, nl, R, f16, &cnt, &sum);
+    for (int l = 0; l < LANES; l++) {
+        inv[l] = isfinite(m[l]) ? 1.0 / ((double)(uint32_t)cnt[l] + sum[l]) : NAN;
+        m[l] = isfinite(m[l]) ? m[l] : NAN;
+    }
+    FOR_RUNS(R, in, out, pi, po, flat, {
+        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
+        for (ptrdiff_t i = 0; i < n; i++)
+            put_lanes_f(po + i * so, lso, nl, f16, narrow(softmax_terms(lanes_f(pi + i * s, lsi, nl, f16, 0), m, inv)));
+    });
+}
+
+/* ---- MAX/MIN: the element ARGMAX/ARGMIN (INCREASING) selects, copied bits and all ---- */
+static const char *at_flat(const char *in, const rdims *R, uint32_t flat) {
+    for (int d = R->nd - 1; d >= 0; d--) {
+        in += (ptrdiff_t)(flat % (uint32_t)R->n[d]) * R->si[d];
+        flat /= (uint32_t)R->n[d];
+    }
+    return in;
+}
+
+#define EXTREME_T(NAME, DT)                                                                                     \
+    static void NAME##_extreme_c(const char *in, char *out, const rdims *R, const rctx *c) {                    \
+        memcpy(out, at_flat(in, R, NAME##_argmax_contig(in, R, c->last)), (size_t)c->isize);                   \
+    }                                                                                                           \
+    static void NAME##_extreme_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl,               \
+                                 const rdims *R, const rctx *c) {                                               \
+        vu id = NAME##_argmax_strip(in, lsi, nl, R, c->last);                                                   \
+        for (int l = 0; l < nl; l++) memcpy(out + l * lso, at_flat(in + l * lsi, R, id[l]), (size_t)c->isize); \
+    }
+
+/* ---- SUM, SUM_SQUARE, L1, AVERAGE on floats: terms and sums in double (exact terms: |x| and x*x of a float32
+ * are exact there), 16 lanes then halving, rounded once to the output type. ---- */
+enum { T_SUM, T_SQUARE, T_ABS };
+
+ALWAYS vd fterm(vf x, const int term) {
+    if (term == T_ABS) x = (vf)((vi)x & 0x7fffffff);
+    vd v = widen(x);
+    return term == T_SQUARE ? v * v : v;
+}
+
+/* A double rounded once to float16 (via float32 rounded to odd, which keeps the second rounding correct). */
+static uint16_t f64_to_f16(double d) {
+    float f = (float)d;
+    if ((double)f != d && d == d) {
+        if (fabs((double)f) > fabs(d)) f = nextafterf(f, 0.0f);
+        uint32_t b;
+        memcpy(&b, &f, 4);
+        b |= 1;
+        memcpy(&f, &b, 4);
+    }
+    return f32_to_f16(f);
+}
+
+static void store_double(char *p, int f16, double d) {
+    if (f16) {
+        uint16_t h = f64_to_f16(d);
+        memcpy(p, &h, 2);
+    } else {
+        float f = fabs(d) >= 0x1.ffffffp127 ? (d > 0 ? INFINITY : -INFINITY) : (float)d;
+        memcpy(p, &f, 4);
+    }
+}
+
+static double group_count(const rdims *R) {
+    double n = 1;
+    for (int d = 0; d < R->nd; d++) n *= (double)R->n[d];
+    return n;
+}
+
+ALWAYS void fsum_group(const char *in, char *out, const rdims *R, const rctx *c, const int term, const int mean) {
+    int f16 = c->in_dtype == ODML_F16;
+    vd a = {0}, b = {0};
+    FOR_RUNS(R, in, NULL, pi, po, flat, {
+        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], i = 0;
+        for (; i + 2 * LANES <= n; i += 2 * LANES) {
+            a += fterm(lanes_f(pi + i * s, s, LANES, f16, 0), term);
+            b += fterm(lanes_f(pi + (i + LANES) * s, s, LANES, f16, 0), term);
+        }
+        for (; i < n; i += LANES) a += fterm(lanes_f(pi + i * s, s, n - i < LANES ? n - i : LANES, f16, 0), term);
+    });
+    double sum = hsum_d(a + b);
+    store_double(out, f16, mean ? sum / group_count(R) : sum);
+}
+
+ALWAYS void fsum_strip(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R, const rctx *c,
+                   const int term, const int mean) {
+    int f16 = c->in_dtype == ODML_F16;
+    vd a = {0};
+    FOR_RUNS(R, in, NULL, pi, po, flat, {
+        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
+        for (ptrdiff_t i = 0; i < n; i++) a += fterm(lanes_f(pi + i * s, lsi, nl, f16, 0), term);
+    });
+    double count = mean ? group_count(R) : 1;
+    for (int l = 0; l < nl; l++) store_double(out + l * lso, f16, mean ? a[l] / count : a[l]);
+}
+
+/* ---- SUM, SUM_SQUARE, L1 on integers: terms widened to 64 bits, summed modulo 2^64 (unsigned, so wrapping is
+ * defined) and the low bytes stored: exact modulo the output's width, as the reference's int64 sums. ---- */
+typedef uint64_t vq VEC(uint64_t);
+typedef int64_t vsq VEC(int64_t);
+
+#define ISUM_T(NAME, T, W)                                                                                      \
+    typedef T NAME##_iv VEC(T);                                                                                 \
+    typedef W NAME##_wv VEC(W);                                                                                 \
+    ALWAYS vq NAME##_terms(const char *p, ptrdiff_t s, ptrdiff_t nl, const int term) {                         \
+        NAME##_iv v = {0};                                                                                      \
+        if (nl == LANES && s == sizeof(T)) memcpy(&v, p, sizeof v);                                             \
+        else for (ptrdiff_t l = 0; l < nl; l++) memcpy(&v[l], p + l * s, sizeof(T));                            \
+        vq u = (vq)__builtin_convertvector(v, NAME##_wv);                                                       \
+        if (term == T_ABS && __builtin_types_compatible_p(W, int64_t)) { vq neg = (vq)((vsq)u >> 63); u = (u ^ neg) - neg; }                   \
+        return term == T_SQUARE ? u * u : u;                                                                    \
+    }                                                                                                           \
+    ALWAYS void NAME##_isum_c(const char *in, char *out, const rdims *R, const rctx *c, const int term) {      \
+        vq a = {0};                                                                                             \
+        FOR_RUNS(R, in, NULL, pi, po, flat, {                                                                   \
+            ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];                                                \
+            for (ptrdiff_t i = 0; i < n; i += LANES) a += NAME##_terms(pi + i * s, s, n - i < LANES ? n - i : LANES, term); \
+        });                                                                                                     \
+        uint64_t t = 0;                                                                                         \
+        for (int l = 0; l < LANES; l++) t += a[l];                                                              \
+        memcpy(out, &t, (size_t)c->osize); /* the low bytes (little-endian): wrapped to the width */            \
+    }                                                                                                           \
+    ALWAYS void NAME##_isum_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,  \
+                              const rctx *c, const int term) {                                                  \
+        vq a = {0};                                                                                             \
+        FOR_RUNS(R, in, NULL, pi, po, flat, {                                                                   \
+            ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];                                                \
+            for (ptrdiff_t i = 0; i < n; i++) a += NAME##_terms(pi + i * s, lsi, nl, term);                     \
+        });                                                                                                     \
+        for (int l = 0; l < nl; l++) memcpy(out + l * lso, &a[l], (size_t)c->osize);                            \
+    }
+
+/* Every (type, function) pair as a red_contig/red_strip pair. */
+#define RED_FN(ID, CALL_C, CALL_S)                                                                              \
+    static void ID##_c(const char *in, char *out, const rdims *R, const rctx *c) { CALL_C; }                    \
+    static void ID##_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,         \
+                       const rctx *c) {                                                                         \
+        CALL_S;                                                                                                 \
+    }
+#define FSUM_FN(ID, TERM, MEAN)                                                                                 \
+    RED_FN(ID, fsum_group(in, out, R, c, TERM, MEAN), fsum_strip(in, lsi, out, lso, nl, R, c, TERM, MEAN))
+FSUM_FN(fsum, T_SUM, 0)
+FSUM_FN(fsquare, T_SQUARE, 0)
+FSUM_FN(fl1, T_ABS, 0)
+FSUM_FN(faverage, T_SUM, 1)
+
+#define RED_INT_TYPES(X)                                                                                        \
+    X(i8, int8_t, int64_t, ODML_I8) X(i16, int16_t, int64_t, ODML_I16) X(i32, int32_t, int64_t, ODML_I32)       \
+    X(i64, int64_t, int64_t, ODML_I64) X(u8, uint8_t, uint64_t, ODML_U8) X(u16, uint16_t, uint64_t, ODML_U16)   \
+    X(u32, uint32_t, uint64_t, ODML_U32) X(u64, uint64_t, uint64_t, ODML_U64)
+#define ISUM_DEFINE(NAME, T, W, DT)                                                                             \
+    ISUM_T(NAME, T, W)                                                                                          \
+    RED_FN(NAME##_sum, NAME##_isum_c(in, out, R, c, T_SUM), NAME##_isum_s(in, lsi, out, lso, nl, R, c, T_SUM))  \
+    RED_FN(NAME##_square, NAME##_isum_c(in, out, R, c, T_SQUARE),                                               \
+           NAME##_isum_s(in, lsi, out, lso, nl, R, c, T_SQUARE))                                                \
+    RED_FN(NAME##_l1, NAME##_isum_c(in, out, R, c, T_ABS), NAME##_isum_s(in, lsi, out, lso, nl, R, c, T_ABS))
+RED_INT_TYPES(ISUM_DEFINE)
+
+#define RED_ALL_TYPES(X) X(f32, float, float, ODML_F32) X(f16, uint16_t, float, ODML_F16) RED_INT_TYPES(X)
+#define EXTREME_DEFINE(NAME, T, W, DT) EXTREME_T(NAME, DT)
+RED_ALL_TYPES(EXTREME_DEFINE)
+
+/* The kernels of this block (0), or -1 when op is not one of them or does not take in_dtype. */
+static int red_pick_red(int op, int in_dtype, red_contig *c, red_strip *s) {
+#define PICK(ID) return *c = ID##_c, *s = ID##_s, 0
+    int f = in_dtype == ODML_F32 || in_dtype == ODML_F16;
+    switch (op) {
+    case ODML_OP_SOFTMAX: if (f) PICK(softmax); return -1;
+    case ODML_OP_AVERAGE: if (f) PICK(faverage); return -1;
+    case ODML_OP_MAX:
+        switch (in_dtype) {
+#define EXTREME_CASE(NAME, T, W, DT) case DT: PICK(NAME##_extreme);
+            RED_ALL_TYPES(EXTREME_CASE)
+        }
+        return -1;
+    }
+    if (f) {
+        switch (op) {
+        case ODML_OP_SUM: PICK(fsum);
+        case ODML_OP_SUM_SQUARE: PICK(fsquare);
+        case ODML_OP_L1: PICK(fl1);
+        }
+        return -1;
+    }
+    switch (in_dtype) {
+#define ISUM_CASE(NAME, T, W, DT)                                                                               \
+    case DT:                                                                                                    \
+        if (op == ODML_OP_SUM) PICK(NAME##_sum);                                                                \
+        if (op == ODML_OP_SUM_SQUARE) PICK(NAME##_square);                                                      \
+        if (op == ODML_OP_L1) PICK(NAME##_l1);                                                                  \
+        return -1;
+        RED_INT_TYPES(ISUM_CASE)
+    }
+    return -1;
+#undef PICK
 }
 
 /* ---- the engine ---- */
@@ -636,6 +896,7 @@ static void red_task(void *ctx, ptrdiff_t begin, ptrdiff_t end) {
 }
 
 static int red_pick(int op, int in_dtype, red_contig *c, red_strip *s) {
+    if (!red_pick_red(op, in_dtype, c, s)) return 0;
     if (op == ODML_OP_ARGMAX) {
         switch (in_dtype) {
 #define ARGMAX_CASE(NAME, DT) case DT: *c = NAME##_argmax_c; *s = NAME##_argmax_s; return 0;
@@ -654,9 +915,9 @@ static int red_pick(int op, int in_dtype, red_contig *c, red_strip *s) {
 
 static int reduce(int op, const odml_array *in, const odml_array *out, const odml_params *prm) {
     red_plan P = {.in = in->data, .out = out->data};
-    P.c = (rctx){in->dtype, out->dtype, in->itemsize, out->itemsize, prm->flags & ODML_LAST};
+    P.c = (rctx){in->dtype, out->dtype, in->itemsize, out->itemsize, prm->flags & (ODML_LAST | ODML_MIN)};
     if (red_pick(op, in->dtype, &P.contig, &P.strip)) return -1;
-    int full = op != ODML_OP_ARGMAX; /* the output has the input's shape (else 1 in the reduced dimensions) */
+    int full = ODML_FULL_OUTPUT(op);
     int lane = -1, nk = 0;
     ptrdiff_t kn[ODML_MAXDIM], ksi[ODML_MAXDIM], kso[ODML_MAXDIM];
     for (int d = 0; d < in->ndim; d++) {

@@ -613,6 +613,8 @@ static void log_softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t ls
 }
 
 /* ============== REDUCE (SUM, SUM_SQUARE, L1, AVERAGE, MAX, MIN), ARGMIN and SOFTMAX ============== */
+typedef uint64_t vq VEC(uint64_t);
+typedef int64_t vsq VEC(int64_t);
 
 /* ---- SOFTMAX: exp(x - max) / sum, with the sum of LOG_SOFTMAX (count of maxima + rest, in double). Each term
  * is exp(t + err) with x - max = t + err exactly (TwoSum), exp(t) from exp_parts added in double: about 3e-8
@@ -624,10 +626,12 @@ ALWAYS vd softmax_terms(vf x, vf m, vd inv) {
     vf sc, r, q;
     exp_parts(t, &sc, &r, &q);
     vd e = widen(sc) * ((widen(q) + widen(r)) + 1.0) * (1.0 + widen(err));
-    vi tiny = (t < -87.0f) & (t > -INFINITY);
-    if (ANY(tiny))
+    vi low = ~(t >= -87.0f); /* (-inf, whose err is NaN, gives 0; a NaN t only comes with a NaN inv) */
+    if (ANY(low)) {
+        e = (vd)((vsq)e & ~__builtin_convertvector(low, vsq));
         for (int k = 0; k < LANES; k++)
-            if (tiny[k]) e[k] = exp((double)x[k] - (double)m[k]);
+            if (low[k] && t[k] > -INFINITY) e[k] = exp((double)x[k] - (double)m[k]);
+    }
     return e * inv;
 }
 
@@ -751,8 +755,6 @@ ALWAYS void fsum_strip(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, 
 
 /* ---- SUM, SUM_SQUARE, L1 on integers: terms widened to 64 bits, summed modulo 2^64 (unsigned, so wrapping is
  * defined) and the low bytes stored: exact modulo the output's width, as the reference's int64 sums. ---- */
-typedef uint64_t vq VEC(uint64_t);
-typedef int64_t vsq VEC(int64_t);
 
 #define ISUM_T(NAME, T, W)                                                                                      \
     typedef T NAME##_iv VEC(T);                                                                                 \

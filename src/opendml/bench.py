@@ -32,8 +32,8 @@ from opendml import functional as F
 
 T = dml.TensorDataType
 OPS = ("hard_sigmoid", "if", "argmax", "hardmax", "log_softmax", "softmax", "reduce_sum", "reduce_max")
-ONNX = {"hard_sigmoid": "HardSigmoid", "if": "Where", "argmax": "ArgMax", "hardmax": "Hardmax", "log_softmax": "LogSoftmax",
-        "softmax": "Softmax", "reduce_sum": "ReduceSum", "reduce_max": "ReduceMax"}  # fmt: skip
+ONNX = {"hard_sigmoid": "HardSigmoid", "if": "Where", "argmax": "ArgMax", "hardmax": "Hardmax",
+        "log_softmax": "LogSoftmax", "softmax": "Softmax", "reduce_sum": "ReduceSum", "reduce_max": "ReduceMax"}  # fmt: skip
 #: Operators whose output has the input's shape over ``axes`` (ONNX's single-axis forms take two axes via Reshape).
 SOFTMAX_FAMILY = {"hardmax": dml.ActivationHardmax1OperatorDesc, "log_softmax": dml.ActivationLogSoftmax1OperatorDesc,
                   "softmax": dml.ActivationSoftmax1OperatorDesc}  # fmt: skip

@@ -512,11 +512,10 @@ static double log_sum(uint64_t count, double rest) {
     return count == 1 ? log1p(rest) : log((double)count) + log1p(rest / (double)count);
 }
 
-/* A contiguous-run group's maximum, the count of its maxima and the sum of its other terms exp(x - max) (both
- * left unset when the maximum is not finite): what LOG_SOFTMAX and SOFTMAX share. */
-static float softmax_stats_c(const char *in, const rdims *R, int f16, uint64_t *count, double *rest) {
+static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
+    int f16 = c->in_dtype == ODML_F16;
     vf mv = splatf(-INFINITY), mv2 = mv, mn = splatf(INFINITY);
-    FOR_RUNS(R, in, NULL, pi, po, flat, {
+    FOR_RUNS(R, in, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], i = 0;
         for (; i + 2 * LANES <= n; i += 2 * LANES) { /* two chains, as in argmax */
             vf a = lanes_f(pi + i * s, s, LANES, f16, 0), b = lanes_f(pi + (i + LANES) * s, s, LANES, f16, 0);
@@ -538,6 +537,7 @@ static float softmax_stats_c(const char *in, const rdims *R, int f16, uint64_t *
         m = (mv[l] > m || mv[l] != mv[l]) ? mv[l] : m;
         low = mn[l] < low ? mn[l] : low;
     }
+    double L = NAN;
     if (isfinite(m)) {
         vf vm = splatf(m);
         vi cnt = {0}, flag = {0};
@@ -551,17 +551,8 @@ static float softmax_stats_c(const char *in, const rdims *R, int f16, uint64_t *
                 sum_pass_c(in, R, f16, vm, 1, 0, &flag, &cnt, &sum);
             }
         }
-        *count = (uint64_t)hsum_i(cnt), *rest = hsum_d(sum); /* (a lane count stays below 2^28) */
+        L = log_sum((uint64_t)hsum_i(cnt), hsum_d(sum)); /* (a lane count stays below 2^28) */
     }
-    return m;
-}
-
-static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
-    int f16 = c->in_dtype == ODML_F16;
-    uint64_t count = 0;
-    double rest = 0;
-    float m = softmax_stats_c(in, R, f16, &count, &rest);
-    double L = isfinite(m) ? log_sum(count, rest) : NAN;
     vd md = (vd){0} + (double)m, Ld = (vd){0} + L;
     FOR_RUNS(R, in, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
@@ -572,10 +563,11 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
     });
 }
 
-/* softmax_stats_c for a strip of nl groups: per lane maximum (returned), count of maxima and rest. */
-static vf softmax_stats_s(const char *in, ptrdiff_t lsi, int nl, const rdims *R, int f16, vi *cnt, vd *sum) {
+static void log_softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
+                          const rctx *c) {
+    int f16 = c->in_dtype == ODML_F16;
     vf m = splatf(-INFINITY), mn = splatf(INFINITY);
-    FOR_RUNS(R, in, NULL, pi, po, flat, {
+    FOR_RUNS(R, in, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i++) {
             vf x = lanes_f(pi + i * s, lsi, nl, f16, 0);
@@ -583,25 +575,17 @@ static vf softmax_stats_s(const char *in, ptrdiff_t lsi, int nl, const rdims *R,
             mn = selectf(x < mn, x, mn);
         }
     });
-    vi flag = {0};
+    vi cnt = {0}, flag = {0};
+    vd sum = {0};
     if (!ANY(~((mn - m) >= -87.0f))) { /* every lane's terms in float's normal range (and no NaN): plain sum */
-        sum_pass_s(in, lsi, nl, R, f16, m, 0, 1, &flag, cnt, sum);
+        sum_pass_s(in, lsi, nl, R, f16, m, 0, 1, &flag, &cnt, &sum);
     } else {
-        sum_pass_s(in, lsi, nl, R, f16, m, 0, 0, &flag, cnt, sum);
+        sum_pass_s(in, lsi, nl, R, f16, m, 0, 0, &flag, &cnt, &sum);
         if (ANY(flag)) {
-            *cnt = (vi){0}, *sum = (vd){0};
-            sum_pass_s(in, lsi, nl, R, f16, m, 1, 0, &flag, cnt, sum);
+            cnt = (vi){0}, sum = (vd){0};
+            sum_pass_s(in, lsi, nl, R, f16, m, 1, 0, &flag, &cnt, &sum);
         }
     }
-    return m;
-}
-
-static void log_softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
-                          const rctx *c) {
-    int f16 = c->in_dtype == ODML_F16;
-    vi cnt = {0};
-    vd sum = {0};
-    vf m = softmax_stats_s(in, lsi, nl, R, f16, &cnt, &sum);
     vd L, md = widen(m);
     for (int l = 0; l < LANES; l++) L[l] = isfinite(m[l]) ? log_sum((uint32_t)cnt[l], sum[l]) : NAN;
     FOR_RUNS(R, in, out, pi, po, flat, {
@@ -615,58 +599,6 @@ static void log_softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t ls
 /* ============== REDUCE (SUM, SUM_SQUARE, L1, AVERAGE, MAX, MIN), ARGMIN and SOFTMAX ============== */
 typedef uint64_t vq VEC(uint64_t);
 typedef int64_t vsq VEC(int64_t);
-
-/* ---- SOFTMAX: exp(x - max) / sum, with the sum of LOG_SOFTMAX (count of maxima + rest, in double). Each term
- * is exp(t + err) with x - max = t + err exactly (TwoSum), exp(t) from exp_parts added in double: about 3e-8
- * relative error, then one rounding to float32 (float16: via float32). Terms below e^-87 come from libm in double,
- * as the float64 reference. A group without a finite maximum is all NaN, as in LOG_SOFTMAX. ---- */
-ALWAYS vd softmax_terms(vf x, vf m, vd inv) {
-    vf t = x - m, bb = t - x;
-    vf err = (x - (t - bb)) + (-m - bb);
-    vf sc, r, q;
-    exp_parts(t, &sc, &r, &q);
-    vd e = widen(sc) * ((widen(q) + widen(r)) + 1.0) * (1.0 + widen(err));
-    vi low = ~(t >= -87.0f); /* (-inf, whose err is NaN, gives 0; a NaN t only comes with a NaN inv) */
-    if (ANY(low)) {
-        e = (vd)((vsq)e & ~__builtin_convertvector(low, vsq));
-        for (int k = 0; k < LANES; k++)
-            if (low[k] && t[k] > -INFINITY) e[k] = exp((double)x[k] - (double)m[k]);
-    }
-    return e * inv;
-}
-
-static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
-    int f16 = c->in_dtype == ODML_F16;
-    uint64_t count = 0;
-    double rest = 0;
-    float m = softmax_stats_c(in, R, f16, &count, &rest);
-    vd inv = (vd){0} + (isfinite(m) ? 1.0 / ((double)count + rest) : NAN);
-    vf vm = splatf(isfinite(m) ? m : NAN);
-    FOR_RUNS(R, in, out, pi, po, flat, {
-        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
-        for (ptrdiff_t i = 0; i < n; i += LANES) {
-            ptrdiff_t k = n - i < LANES ? n - i : LANES;
-            put_lanes_f(po + i * so, so, k, f16, narrow(softmax_terms(lanes_f(pi + i * s, s, k, f16, 0), vm, inv)));
-        }
-    });
-}
-
-static void softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
-                      const rctx *c) {
-    int f16 = c->in_dtype == ODML_F16;
-    vi cnt = {0};
-    vd sum = {0}, inv;
-    vf m = softmax_stats_s(in, lsi, nl, R, f16, &cnt, &sum);
-    for (int l = 0; l < LANES; l++) {
-        inv[l] = isfinite(m[l]) ? 1.0 / ((double)(uint32_t)cnt[l] + sum[l]) : NAN;
-        m[l] = isfinite(m[l]) ? m[l] : NAN;
-    }
-    FOR_RUNS(R, in, out, pi, po, flat, {
-        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
-        for (ptrdiff_t i = 0; i < n; i++)
-            put_lanes_f(po + i * so, lso, nl, f16, narrow(softmax_terms(lanes_f(pi + i * s, lsi, nl, f16, 0), m, inv)));
-    });
-}
 
 /* ---- MAX/MIN: the element ARGMAX/ARGMIN (INCREASING) selects, copied bits and all ---- */
 static const char *at_flat(const char *in, const rdims *R, uint32_t flat) {
@@ -686,6 +618,95 @@ static const char *at_flat(const char *in, const rdims *R, uint32_t flat) {
         vu id = NAME##_argmax_strip(in, lsi, nl, R, c->last);                                                   \
         for (int l = 0; l < nl; l++) memcpy(out + l * lso, at_flat(in + l * lsi, R, id[l]), (size_t)c->isize); \
     }
+
+/* ---- SOFTMAX: exp(x - max) / sum(exp(x - max)), all in double as the float64 reference, rounded once to float32
+ * (float16: via float32). The maximum is the element ARGMAX selects (a NaN, if any). exp runs in double
+ * (exp_shift: the float32 exp of LOG_SOFTMAX is good to 2e-8, which through the sum reaches every output and left
+ * softmax at 0.86 ulp): its error, below 1.4e-10, is far below float32's. A group without a finite maximum is all
+ * NaN, as in LOG_SOFTMAX; a -inf entry, or one more than 708 below the maximum, adds 0 and gives 0. ---- */
+/* a * b + c on doubles, fused where the ISA has FMA (softmax only: its bound is in ulps, not bits). */
+ALWAYS vd fmadd_d(vd a, vd b, vd c) {
+#if defined(__AVX512F__)
+    __m512d r[2];
+    for (int h = 0; h < 2; h++) {
+        __m512d x, y, z;
+        memcpy(&x, (char *)&a + 64 * h, 64), memcpy(&y, (char *)&b + 64 * h, 64), memcpy(&z, (char *)&c + 64 * h, 64);
+        r[h] = _mm512_fmadd_pd(x, y, z);
+    }
+    vd v;
+    memcpy(&v, r, sizeof v);
+    return v;
+#elif defined(__FMA__)
+    __m256d r[4];
+    for (int h = 0; h < 4; h++) {
+        __m256d x, y, z;
+        memcpy(&x, (char *)&a + 32 * h, 32), memcpy(&y, (char *)&b + 32 * h, 32), memcpy(&z, (char *)&c + 32 * h, 32);
+        r[h] = _mm256_fmadd_pd(x, y, z);
+    }
+    vd v;
+    memcpy(&v, r, sizeof v);
+    return v;
+#else
+    return a * b + c;
+#endif
+}
+
+/* exp(t) for t <= 0 (and NaN): Cody-Waite with a two-part ln2 (n*LN2_HI is exact), then 1 + r*P(r) of degree 7
+ * fitted on |r| <= 0.354 (Chebyshev nodes): relative error below 1.4e-10; exp(0) is exactly 1. */
+ALWAYS vd exp_shift(vd t) {
+    const double LOG2E = 1.4426950408889634, MAGIC = 6755399441055744.0; /* 1.5 * 2^52 */
+    const double LN2_HI = 6.93147180369123816490e-01, LN2_LO = 1.90821492927058770002e-10;
+    /* (-inf too; NaN stays NaN). The compare runs on floats: GCC splits a double vector compare into scalars. */
+    vsq drop = __builtin_convertvector(narrow(t) < -708.0f, vsq);
+    t = (vd)((vsq)t & ~drop);
+    vd biased = t * LOG2E + MAGIC, n = biased - MAGIC, z = {0};
+    vd r = (t - n * LN2_HI) - n * LN2_LO;
+    vd p = fmadd_d(r, z + 0.0001991026487561163, z + 0.0013943232759007535);
+    p = fmadd_d(p, r, z + 0.008333279408886448);
+    p = fmadd_d(p, r, z + 0.04166632685648199);
+    p = fmadd_d(p, r, z + 0.16666666801496915);
+    p = fmadd_d(p, r, z + 0.5000000053104716);
+    p = fmadd_d(p, r, z + 0.9999999999947325);
+    p = fmadd_d(p, r, z + 1.0);
+    vd scale = (vd)(((vsq)biased - (vsq)(z + MAGIC) + 1023) << 52);
+    return (vd)((vsq)(p * scale) & ~drop);
+}
+
+#define SOFTMAX_PASS(LANES_AT, STEP, ...)                                                                       \
+    FOR_RUNS(R, in, out, pi, po, flat, {                                                                        \
+        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];                             \
+        (void)so;                                                                                               \
+        for (ptrdiff_t i = 0; i < n; i += STEP) {                                                               \
+            ptrdiff_t k = n - i < LANES ? n - i : LANES;                                                        \
+            (void)k;                                                                                            \
+            vd e = exp_shift(widen(LANES_AT) - m);                                                              \
+            __VA_ARGS__;                                                                                        \
+        }                                                                                                       \
+    })
+
+static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
+    int f16 = c->in_dtype == ODML_F16;
+    const char *at = at_flat(in, R, f16 ? f16_argmax_contig(in, R, 0) : f32_argmax_contig(in, R, 0));
+    float top = lanes_f(at, 0, 1, f16, 0)[0];
+    vd m = (vd){0} + (isfinite(top) ? top : NAN), sum = {0};
+    SOFTMAX_PASS(lanes_f(pi + i * s, s, k, f16, -INFINITY), LANES, sum += e);
+    vd inv = (vd){0} + 1.0 / hsum_d(sum);
+    SOFTMAX_PASS(lanes_f(pi + i * s, s, k, f16, 0), LANES, put_lanes_f(po + i * so, so, k, f16, narrow(e * inv)));
+}
+
+static void softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
+                      const rctx *c) {
+    int f16 = c->in_dtype == ODML_F16;
+    vu id = f16 ? f16_argmax_strip(in, lsi, nl, R, 0) : f32_argmax_strip(in, lsi, nl, R, 0);
+    vd m = {0}, sum = {0};
+    for (int l = 0; l < nl; l++) {
+        float top = lanes_f(at_flat(in + l * lsi, R, id[l]), 0, 1, f16, 0)[0];
+        m[l] = isfinite(top) ? top : NAN;
+    }
+    SOFTMAX_PASS(lanes_f(pi + i * s, lsi, nl, f16, 0), 1, sum += e);
+    vd inv = 1.0 / sum;
+    SOFTMAX_PASS(lanes_f(pi + i * s, lsi, nl, f16, 0), 1, put_lanes_f(po + i * so, lso, nl, f16, narrow(e * inv)));
+}
 
 /* ---- SUM, SUM_SQUARE, L1, AVERAGE on floats: terms and sums in double (exact terms: |x| and x*x of a float32
  * are exact there), 16 lanes then halving, rounded once to the output type. ---- */

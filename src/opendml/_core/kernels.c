@@ -626,26 +626,10 @@ static const char *at_flat(const char *in, const rdims *R, uint32_t flat) {
  * NaN, as in LOG_SOFTMAX; a -inf entry, or one more than 708 below the maximum, adds 0 and gives 0. ---- */
 /* a * b + c on doubles, fused where the ISA has FMA (softmax only: its bound is in ulps, not bits). */
 ALWAYS vd fmadd_d(vd a, vd b, vd c) {
-#if defined(__AVX512F__)
-    __m512d r[2];
-    for (int h = 0; h < 2; h++) {
-        __m512d x, y, z;
-        memcpy(&x, (char *)&a + 64 * h, 64), memcpy(&y, (char *)&b + 64 * h, 64), memcpy(&z, (char *)&c + 64 * h, 64);
-        r[h] = _mm512_fmadd_pd(x, y, z);
-    }
-    vd v;
-    memcpy(&v, r, sizeof v);
-    return v;
-#elif defined(__FMA__)
-    __m256d r[4];
-    for (int h = 0; h < 4; h++) {
-        __m256d x, y, z;
-        memcpy(&x, (char *)&a + 32 * h, 32), memcpy(&y, (char *)&b + 32 * h, 32), memcpy(&z, (char *)&c + 32 * h, 32);
-        r[h] = _mm256_fmadd_pd(x, y, z);
-    }
-    vd v;
-    memcpy(&v, r, sizeof v);
-    return v;
+#if defined(__FMA__) || defined(__AVX512F__)
+    vd r;
+    for (int k = 0; k < LANES; k++) r[k] = __builtin_fma(a[k], b[k], c[k]); /* (vectorised: one FMA a register) */
+    return r;
 #else
     return a * b + c;
 #endif

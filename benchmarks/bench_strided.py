@@ -26,6 +26,7 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 import opendml as dml
+from opendml.bench import cpu_name
 
 T = dml.TensorDataType
 DEVICE = dml.Device()
@@ -61,17 +62,6 @@ class Tensor:
         self.packed = layout == "packed"
         self.binding = self.view if self.packed else dml.BufferBinding(self.buffer)
         self.nbytes = int(np.prod(sizes)) * self.dtype.itemsize
-
-
-def cpu_name() -> str:
-    try:
-        with open("/proc/cpuinfo") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def best_of(repeats, fn):
@@ -169,7 +159,11 @@ def main() -> None:
             result = np.array(output.view)  # the layout-independent values, for a sanity check across layouts
             if packed_result is None:
                 packed_result = result
-            elif not np.array_equal(result, packed_result, equal_nan=True):
+            elif not (
+                np.array_equal(result, packed_result, equal_nan=True)
+                # LOG_SOFTMAX1 is within 1 ulp, not bit-exact: layouts may sum a group in other orders
+                or (name.startswith("ACTIVATION_LOG_SOFTMAX1") and np.allclose(result, packed_result, rtol=2.4e-7))
+            ):
                 raise SystemExit(f"{name}: the {layout} result differs from the packed one")
             baseline_seconds = best_of(args.repeats, baseline)
             moved = sum(t.nbytes for t in inputs) + output.nbytes

@@ -73,7 +73,9 @@ def random_sizes(rng, rank, big=False):
 
 def random_strides(rng, sizes, may_broadcast):
     """Element strides: packed, padded, permuted, or (inputs) with zero strides; never negative."""
-    kind = rng.choice(["packed", "padded", "permuted", "broadcast"] if may_broadcast else ["packed", "padded", "permuted"])
+    kind = rng.choice(
+        ["packed", "padded", "permuted", "broadcast"] if may_broadcast else ["packed", "padded", "permuted"]
+    )
     order = list(range(len(sizes)))
     if kind == "permuted":
         rng.shuffle(order)
@@ -183,10 +185,8 @@ def reduce_case(rng, rank, specials):
     return reduced_case(rng, rank, specials, REDUCE_INPUTS[function], ARGMAX_OUTPUTS if index else None, build)
 
 
-def same_shape_case(rng, rank, specials, op):
-    sizes = random_sizes(rng, rank)
-    axes = tuple(sorted(rng.choice(rank, int(rng.integers(1, rank + 1)), replace=False).tolist()))
-    data_type = rng.choice(FLOATS)
+def unary_buffers(rng, sizes, data_type, specials):
+    """``make()``: a fresh (input, output) pair in random layouts, the same bytes on every call."""
     in_strides, out_strides = random_strides(rng, sizes, True), random_strides(rng, sizes, False)
     seed = int(rng.integers(2**32))
 
@@ -196,6 +196,13 @@ def same_shape_case(rng, rank, specials, op):
         fill(r, x, data_type, specials)
         return [x], Buffer(r, data_type, sizes, out_strides)
 
+    return make
+
+
+def same_shape_case(rng, rank, specials, op):
+    sizes = random_sizes(rng, rank)
+    axes = tuple(sorted(rng.choice(rank, int(rng.integers(1, rank + 1)), replace=False).tolist()))
+    make = unary_buffers(rng, sizes, rng.choice(FLOATS), specials)
     (x,), y = make()
     return SAME_SHAPE[op](input_tensor=x.desc, output_tensor=y.desc, axes=axes), make
 
@@ -209,17 +216,8 @@ SAME_SHAPE = {
 
 def hard_sigmoid_case(rng, rank, specials):
     sizes = random_sizes(rng, rank, big=True)
-    data_type = rng.choice(FLOATS)
-    in_strides, out_strides = random_strides(rng, sizes, True), random_strides(rng, sizes, False)
-    seed = int(rng.integers(2**32))
+    make = unary_buffers(rng, sizes, rng.choice(FLOATS), specials)
     alpha, beta = float(rng.choice([0.2, -1.7, 1e-3, 3.0])), float(rng.choice([0.5, 0.0, -0.0, 0.3]))
-
-    def make():
-        r = np.random.default_rng(seed)
-        x = Buffer(r, data_type, sizes, in_strides)
-        fill(r, x, data_type, specials)
-        return [x], Buffer(r, data_type, sizes, out_strides)
-
     (x,), y = make()
     desc = dml.ActivationHardSigmoidOperatorDesc(input_tensor=x.desc, output_tensor=y.desc, alpha=alpha, beta=beta)
     return desc, make
@@ -241,7 +239,9 @@ def if_case(rng, rank, specials):
         return [c, a, b], Buffer(r, data_type, sizes, strides[3])
 
     (c, a, b), y = make()
-    desc = dml.ElementWiseIfOperatorDesc(condition_tensor=c.desc, a_tensor=a.desc, b_tensor=b.desc, output_tensor=y.desc)
+    desc = dml.ElementWiseIfOperatorDesc(
+        condition_tensor=c.desc, a_tensor=a.desc, b_tensor=b.desc, output_tensor=y.desc
+    )
     return desc, make
 
 

@@ -136,7 +136,8 @@ def test_an_operator_not_implemented_is_named_without_a_traceback(tmp_path):
         ([], "opendml: error: the following arguments are required: COMMAND"),
         (
             ["compile", "m.json"],
-            "opendml: error: argument COMMAND: invalid choice: 'compile' (choose from 'run', 'validate', 'examples', 'info')",
+            "opendml: error: argument COMMAND: invalid choice: 'compile' "
+            "(choose from 'run', 'validate', 'examples', 'info')",
         ),
         (["run"], "opendml run: error: the following arguments are required: MODEL.json"),
         (

@@ -20,6 +20,7 @@ X = dml.BufferTensorDesc(T.FLOAT32, (2, 3))
 @pytest.mark.parametrize(
     "alpha, shown",
     [(10**400, "an integer of 1329 bits"), (np.longdouble("1e4000"), "1e+4000"), (1e39, "1e+39"), (-(2**200), None)],
+    ids=["10**400", "longdouble 1e4000", "1e39", "-2**200"],
 )
 def test_floats_beyond_the_float_range_are_refused_naming_the_field(alpha, shown):
     if np.longdouble is np.float64 and isinstance(alpha, np.longdouble):

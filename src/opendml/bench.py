@@ -32,11 +32,22 @@ from opendml import functional as F
 
 T = dml.TensorDataType
 OPS = ("hard_sigmoid", "if", "argmax", "hardmax", "log_softmax", "softmax", "reduce_sum", "reduce_max")
-ONNX = {"hard_sigmoid": "HardSigmoid", "if": "Where", "argmax": "ArgMax", "hardmax": "Hardmax",
-        "log_softmax": "LogSoftmax", "softmax": "Softmax", "reduce_sum": "ReduceSum", "reduce_max": "ReduceMax"}  # fmt: skip
+ONNX = {
+    "hard_sigmoid": "HardSigmoid",
+    "if": "Where",
+    "argmax": "ArgMax",
+    "hardmax": "Hardmax",
+    "log_softmax": "LogSoftmax",
+    "softmax": "Softmax",
+    "reduce_sum": "ReduceSum",
+    "reduce_max": "ReduceMax",
+}
 #: Operators whose output has the input's shape over ``axes`` (ONNX's single-axis forms take two axes via Reshape).
-SOFTMAX_FAMILY = {"hardmax": dml.ActivationHardmax1OperatorDesc, "log_softmax": dml.ActivationLogSoftmax1OperatorDesc,
-                  "softmax": dml.ActivationSoftmax1OperatorDesc}  # fmt: skip
+SOFTMAX_FAMILY = {
+    "hardmax": dml.ActivationHardmax1OperatorDesc,
+    "log_softmax": dml.ActivationLogSoftmax1OperatorDesc,
+    "softmax": dml.ActivationSoftmax1OperatorDesc,
+}
 #: The REDUCE rows: the function, and NumPy's and PyTorch's one-liners (keepdims).
 REDUCE = {"reduce_sum": (dml.ReduceFunction.SUM, np.sum, "sum"), "reduce_max": (dml.ReduceFunction.MAX, np.max, "amax")}
 DTYPES = {"float32": (np.float32, T.FLOAT32), "float16": (np.float16, T.FLOAT16)}
@@ -67,7 +78,7 @@ class Case:
 
 
 def make_case(op, dtype_name, shape, axes, rng) -> Case:
-    dtype, data_type = DTYPES[dtype_name]
+    dtype = DTYPES[dtype_name][0]
     x = rng.standard_normal(shape).astype(dtype)
     desc_x = dml.BufferTensorDesc.like(x)
     device = dml.Device()
@@ -149,7 +160,6 @@ def add_bound(case: Case):
 
 def add_onnxruntime(case: Case, threads: int):
     try:
-        import onnx
         import onnxruntime as ort
         from onnx import TensorProto, helper
     except ImportError:
@@ -359,7 +369,8 @@ def main(argv=None) -> None:
                         print(
                             f"| {op} | {dtype} | {'x'.join(map(str, shape))} | {','.join(map(str, axes)) or '-'} "
                             f"| {threads} | {ms('opendml')} | {bound * 1e3:.3f} | {ms('onnxruntime')} | {ms('torch')} "
-                            f"| {ms('numpy')} | {row['vs_bound']:.2f} | {row['vs_best_peer']:.2f} ({row['best_peer']}) |",
+                            f"| {ms('numpy')} | {row['vs_bound']:.2f} "
+                            f"| {row['vs_best_peer']:.2f} ({row['best_peer']}) |",
                             flush=True,
                         )
                         del case

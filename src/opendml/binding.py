@@ -8,6 +8,7 @@ is built by NumPy's own bounds-checked constructor, never by unchecked pointer a
 
 from __future__ import annotations
 
+import contextlib
 import mmap
 from dataclasses import dataclass
 from typing import Any
@@ -235,10 +236,8 @@ def empty_output(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     memory = mmap.mmap(-1, nbytes + HUGE_PAGE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)  # (shared is tmpfs: slow)
     raw = np.frombuffer(memory, np.uint8)
     start = -raw.ctypes.data % HUGE_PAGE
-    try:
+    with contextlib.suppress(OSError):  # a kernel without THP: plain pages
         memory.madvise(advise, start, nbytes - nbytes % HUGE_PAGE or HUGE_PAGE)
-    except OSError:  # a kernel without THP: plain pages
-        pass
     return raw[start : start + nbytes].view(dtype).reshape(shape)
 
 

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import math
+
+import activation_reference as act
 import numpy as np
 import reference as ref
 
 import opendml as dml
 
-from . import Case, Example, register
+from . import Case, Example, random_values, register
 
 OT = dml.OperatorType
 UNARY = ("InputTensor", "OutputTensor")
@@ -128,11 +131,6 @@ register(
 # Python loops of tests/activation_reference.py, the bounds those of the README's accuracy table.
 # ----------------------------------------------------------------------------------------------------------------
 
-import math  # noqa: E402
-
-import activation_reference as act  # noqa: E402
-
-from . import random_values  # noqa: E402
 
 _SPECIALS = (np.nan, np.inf, -np.inf, -0.0, 0.0, 30.0, -30.0, 100.0, -100.0, 1e-3)
 

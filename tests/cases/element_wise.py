@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import reference as ref
+import reference_element_wise as ew
 
 import opendml as dml
 
-from . import Case, Example, random_values, register
-from .activation import bits_equal
+from . import CASES, Case, Example, FromTypes, random_values, register
+from .activation import activation_values, bits_equal
 
 OT = dml.OperatorType
 
@@ -44,11 +47,6 @@ register(
 
 # ELEMENT_WISE_ADD1 (issue 10): the first host of a fused activation. Its case fuses a random fusable activation
 # half the time; the reference and the bound are then the activation's own, applied to the rounded sum.
-
-import math  # noqa: E402
-
-from . import CASES  # noqa: E402
-from .activation import activation_values  # noqa: E402
 
 
 def add1_params(rank, rng):
@@ -105,9 +103,6 @@ register(
 # opendml's decisions where the pages are silent (README "Semantics and decisions").
 # ----------------------------------------------------------------------------------------------------------------
 
-import reference_element_wise as ew  # noqa: E402
-
-from . import FromTypes  # noqa: E402
 
 T = dml.TensorDataType
 UNARY = ("InputTensor", "OutputTensor")

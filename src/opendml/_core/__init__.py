@@ -10,9 +10,12 @@ engines and their tables of inner functions), then register a Python kernel in `
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import warnings
 
+if importlib.util.find_spec(f"{__name__}._native") is None:
+    raise ImportError("the compiled extension opendml._core._native is not built")
 from . import _native
 
 __all__ = ["isas", "isa", "set_isa", "num_threads", "set_num_threads", "parallel_min_bytes", "_native"]

@@ -269,6 +269,7 @@ typedef void (*red_strip)(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t ls
     } while (0)
 
 static const vu IOTA = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+#define CHAINS 4 /* independent running states per contiguous run */
 
 static void store_index(char *p, int dtype, uint32_t v) {
     switch (dtype) {
@@ -312,21 +313,20 @@ static void store_index(char *p, int dtype, uint32_t v) {
         memcpy(&t0, in, sizeof t0);                                                                             \
         C bm = (C)CONV(t0);                                                                                     \
         uint32_t bi = 0;                                                                                        \
-        NAME##_v m = (NAME##_v){0} + bm, m2 = m;                                                                \
-        vu id = {0}, id2 = {0};                                                                                 \
+        NAME##_v ms[CHAINS];                                                                                    \
+        vu ids[CHAINS];                                                                                         \
+        for (int k = 0; k < CHAINS; k++) ms[k] = (NAME##_v){0} + bm, ids[k] = (vu){0};                          \
         FOR_RUNS(R, in, NULL, pi, po, flat, {                                                                   \
             ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], i = 0;                                         \
             if (s == sizeof(T)) {                                                                               \
-                /* two independent running states: the compare-select chain is latency bound */                 \
-                for (; i + 2 * LANES <= n; i += 2 * LANES) {                                                    \
-                    NAME##_update(LOAD16(NAME##_v, pi + i * (ptrdiff_t)sizeof(T)), IOTA + (flat + (uint32_t)i), \
-                                  last, &m, &id);                                                               \
-                    NAME##_update(LOAD16(NAME##_v, pi + (i + LANES) * (ptrdiff_t)sizeof(T)),                    \
-                                  IOTA + (flat + (uint32_t)(i + LANES)), last, &m2, &id2);                      \
-                }                                                                                               \
+                /* independent running states: one compare-select chain is latency bound */                    \
+                for (; i + CHAINS * LANES <= n; i += CHAINS * LANES)                                            \
+                    for (int k = 0; k < CHAINS; k++)                                                            \
+                        NAME##_update(LOAD16(NAME##_v, pi + (i + k * LANES) * (ptrdiff_t)sizeof(T)),            \
+                                      IOTA + (flat + (uint32_t)(i + k * LANES)), last, &ms[k], &ids[k]);        \
                 for (; i + LANES <= n; i += LANES)                                                              \
                     NAME##_update(LOAD16(NAME##_v, pi + i * (ptrdiff_t)sizeof(T)), IOTA + (flat + (uint32_t)i), \
-                                  last, &m, &id);                                                               \
+                                  last, &ms[0], &ids[0]);                                                       \
             }                                                                                                   \
             for (; i < n; i++) {                                                                                \
                 T t;                                                                                            \
@@ -335,12 +335,16 @@ static void store_index(char *p, int dtype, uint32_t v) {
                 if (BEATS_##KIND(x, bm, last)) { bm = x; bi = flat + (uint32_t)i; }                             \
             }                                                                                                   \
         });                                                                                                     \
-        NAME##_m t2 = BEATS_##KIND(m2, m, last & ODML_MIN) |                                                   \
-                      (TIED_##KIND(m2, m) &                                                                     \
-                       __builtin_convertvector(last & ODML_LAST ? id2 > id : id2 < id, NAME##_m));              \
-        m = (NAME##_v)(((NAME##_m)m2 & t2) | ((NAME##_m)m & ~t2));                                              \
-        vu t2u = (vu)__builtin_convertvector(t2, vi);                                                           \
-        id = (id2 & t2u) | (id & ~t2u);                                                                         \
+        NAME##_v m = ms[0];                                                                                     \
+        vu id = ids[0];                                                                                         \
+        for (int k = 1; k < CHAINS; k++) { /* merge the states lane by lane: better value, then index order */  \
+            NAME##_m t2 = BEATS_##KIND(ms[k], m, last & ODML_MIN) |                                             \
+                          (TIED_##KIND(ms[k], m) &                                                              \
+                           __builtin_convertvector(last & ODML_LAST ? ids[k] > id : ids[k] < id, NAME##_m));    \
+            m = (NAME##_v)(((NAME##_m)ms[k] & t2) | ((NAME##_m)m & ~t2));                                       \
+            vu t2u = (vu)__builtin_convertvector(t2, vi);                                                       \
+            id = (ids[k] & t2u) | (id & ~t2u);                                                                  \
+        }                                                                                                       \
         for (int l = 0; l < LANES; l++)                                                                         \
             if (BEATS_##KIND(m[l], bm, last & ODML_MIN) ||                                                      \
                 (TIED_##KIND(m[l], bm) && (last & ODML_LAST ? id[l] > bi : id[l] < bi))) {                      \
@@ -476,6 +480,7 @@ ALWAYS void sum_pass_c(const char *in, const rdims *R, int f16, vf vm, const int
                        vi *cnt, vd *sum) {
     vf lo = {0};
     int pending = 0;
+    int32_t pads = 0;
     FOR_RUNS(R, in, NULL, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i += LANES) {
@@ -484,9 +489,10 @@ ALWAYS void sum_pass_c(const char *in, const rdims *R, int f16, vf vm, const int
             ptrdiff_t k = n - i < LANES ? n - i : LANES;
             add_terms(lanes_f(pi + i * s, s, k, f16, plain ? vm[0] : -INFINITY), vm, slow, plain, flag, cnt, sum,
                       &lo, &pending);
-            if (plain) (*cnt)[0] -= (int32_t)(LANES - k);
+            pads += (int32_t)(LANES - k);
         }
     });
+    if (plain) (*cnt)[0] -= pads;
     *sum += widen(lo);
 }
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from ..constraints import ValidAxes
+from ..constraints import AtLeast, EffectiveRankAtMost, ValidAxes
 from ..enums import FeatureLevel as FL
 from ..enums import OperatorType
+from ..enums import TensorDataType as T
 from ..schema import (
     OperatorDesc,
+    declare,
     float_field,
     input_tensor,
     operator,
@@ -16,7 +18,7 @@ from ..schema import (
     uint_array,
 )
 from ..tensor import BufferTensorDesc
-from ._common import FLOATS, SAME_AS_INPUT
+from ._common import FLOATS, SAME_AS_INPUT, same_type_and_shape, uniform_rows
 
 __all__ = ["ActivationHardmax1OperatorDesc", "ActivationLogSoftmax1OperatorDesc", "ActivationHardSigmoidOperatorDesc"]
 
@@ -54,8 +56,6 @@ class ActivationLogSoftmax1OperatorDesc(OperatorDesc):
 # The softmax family beside HARDMAX1 and LOG_SOFTMAX1: the v0 operators reduce the last axis of an input of
 # effective rank at most 2 (pages ns-directml-dml_activation_{hardmax,log_softmax,softmax}_operator_desc);
 # SOFTMAX1 reduces any axes (windows/ai/directml/api/ns-directml-dml_activation_softmax1_operator_desc).
-from ..constraints import EffectiveRankAtMost  # noqa: E402
-from ..schema import declare  # noqa: E402
 
 __all__ += [
     "ActivationHardmaxOperatorDesc",
@@ -66,8 +66,7 @@ __all__ += [
 
 
 def _float_rows(*levels: tuple[FL, int, int]) -> list:
-    return [row(fl, InputTensor=supports(low, high, *FLOATS), OutputTensor=supports(low, high, *FLOATS))
-            for fl, low, high in levels]  # fmt: skip
+    return uniform_rows(("InputTensor", "OutputTensor"), [(fl, low, high, FLOATS) for fl, low, high in levels])
 
 
 _V0_ROWS = _float_rows((FL.FL_3_0, 1, 8), (FL.FL_2_0, 4, 5), (FL.FL_1_0, 4, 4))
@@ -131,10 +130,6 @@ class ActivationHardSigmoidOperatorDesc(OperatorDesc):
 # api/directml/ns-directml-dml_activation_<name>_operator_desc (GELU, SWISH, HARD_SWISH: windows/ai/directml/api).
 # ----------------------------------------------------------------------------------------------------------------
 
-from ..constraints import AtLeast  # noqa: E402
-from ..enums import TensorDataType as T  # noqa: E402
-from ..schema import declare  # noqa: E402
-from ._common import same_type_and_shape  # noqa: E402
 
 __all__ += [
     f"Activation{name}OperatorDesc"
@@ -150,11 +145,6 @@ _SINCE_1_0 = ((FL.FL_3_0, 1, 8, FLOATS), (FL.FL_2_0, 4, 5, FLOATS), (FL.FL_1_0, 
 _SINCE_3_0 = ((FL.FL_3_0, 1, 8, FLOATS),)
 _SINCE_5_1 = ((FL.FL_5_1, 1, 8, FLOATS),)
 _SINCE_6_2 = ((FL.FL_6_2, 1, 8, FLOATS),)
-
-
-def _rows(tensors: tuple[str, ...], tables) -> list:
-    """One support row per printed table, every tensor sharing the table's dimension counts and types."""
-    return [row(fl, **{name: supports(low, high, *types) for name in tensors}) for fl, low, high, types in tables]
 
 
 #: "Activations that are supported for fusion", as the fused-activations page prints them (HARD_SIGMOID is
@@ -174,7 +164,7 @@ def _unary(op: OperatorType, doc: str, tables=_SINCE_1_0, *, in_place=True, cons
         f"DML_{op.name}_OPERATOR_DESC: {doc}",
         fields={"input_tensor": input_tensor(), "output_tensor": output_tensor(), **fields},
         introduced=tables[-1][0],
-        support=_rows(("InputTensor", "OutputTensor"), tables),
+        support=uniform_rows(("InputTensor", "OutputTensor"), tables),
         constraints=[*SAME_AS_INPUT, *constraints],
         in_place=in_place,
         fusable=op in _FUSABLE,
@@ -200,7 +190,7 @@ ActivationParameterizedReluOperatorDesc = declare(
     "broadcast it through its strides).",
     fields={"input_tensor": input_tensor(), "slope_tensor": input_tensor(), "output_tensor": output_tensor()},
     introduced=FL.FL_1_0,
-    support=_rows(_PRELU, ((FL.FL_5_1, 1, 8, _SIGNED), *_SINCE_1_0)),
+    support=uniform_rows(_PRELU, ((FL.FL_5_1, 1, 8, _SIGNED), *_SINCE_1_0)),
     constraints=same_type_and_shape(*_PRELU),
     in_place=True,
 )
@@ -247,7 +237,7 @@ ActivationReluGradOperatorDesc = declare(
         "output_gradient_tensor": output_tensor(),
     },
     introduced=FL.FL_3_0,
-    support=_rows(_RELU_GRAD, ((FL.FL_5_1, 1, 8, _SIGNED), (FL.FL_4_0, 1, 8, FLOATS), *_SINCE_3_0)),
+    support=uniform_rows(_RELU_GRAD, ((FL.FL_5_1, 1, 8, _SIGNED), (FL.FL_4_0, 1, 8, FLOATS), *_SINCE_3_0)),
     constraints=same_type_and_shape(*_RELU_GRAD),
 )
 ActivationGeluOperatorDesc = _unary(

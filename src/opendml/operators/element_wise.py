@@ -2,20 +2,30 @@
 
 from __future__ import annotations
 
-from ..constraints import Same
+from typing import Any
+
+from ..constraints import Below, Same, TypeOfField
 from ..enums import FeatureLevel as FL
-from ..enums import OperatorType
+from ..enums import OperatorType, RoundingMode
 from ..enums import TensorDataType as T
 from ..schema import (
     OperatorDesc,
     OutputRule,
+    declare,
+    enum_field,
+    float_field,
+    fused_activation,
     input_tensor,
     operator,
     output_tensor,
     row,
+    scalar_union,
+    struct_field,
     supports,
 )
+from ..structs import ScaleBias
 from ..tensor import BufferTensorDesc
+from ._common import FLOATS, same_type_and_shape, uniform_rows
 
 __all__ = ["ElementWiseIfOperatorDesc"]
 
@@ -61,10 +71,7 @@ class ElementWiseIfOperatorDesc(OperatorDesc):
 
 
 # https://learn.microsoft.com/windows/win32/api/directml/ns-directml-dml_element_wise_add1_operator_desc
-from typing import Any  # noqa: E402
 
-from ..schema import fused_activation  # noqa: E402
-from ._common import FLOATS, same_type_and_shape  # noqa: E402
 
 __all__ += ["ElementWiseAdd1OperatorDesc"]
 _ADD1 = ("ATensor", "BTensor", "OutputTensor")
@@ -96,10 +103,6 @@ class ElementWiseAdd1OperatorDesc(OperatorDesc):
 # operator shares it (the pages list the same cell for each tensor).
 # ----------------------------------------------------------------------------------------------------------------
 
-from ..constraints import Below, TypeOfField  # noqa: E402
-from ..enums import RoundingMode  # noqa: E402
-from ..schema import declare, enum_field, float_field, scalar_union, struct_field  # noqa: E402
-from ..structs import ScaleBias  # noqa: E402
 
 _ALL = (T.FLOAT32, T.FLOAT16, T.INT64, T.INT32, T.INT16, T.INT8, T.UINT64, T.UINT32, T.UINT16, T.UINT8)
 _ALL_F64 = (T.FLOAT64, *_ALL)
@@ -113,10 +116,6 @@ _UNARY_TENSORS = ("InputTensor", "OutputTensor")
 _BINARY_TENSORS = ("ATensor", "BTensor", "OutputTensor")
 
 
-def _rows(tensors: tuple[str, ...], rows) -> list:
-    return [row(level, **dict.fromkeys(tensors, supports(low, high, *types))) for level, low, high, types in rows]
-
-
 def _unary(op: OperatorType, doc: str, introduced: FL, rows, *, scale_bias: bool = True, **fields):
     """``InputTensor, OutputTensor[, ScaleBias], <fields>``: same type and sizes in and out, runs in place."""
     members = {"input_tensor": input_tensor(), "output_tensor": output_tensor()}
@@ -126,14 +125,14 @@ def _unary(op: OperatorType, doc: str, introduced: FL, rows, *, scale_bias: bool
     constraints = same_type_and_shape(*_UNARY_TENSORS)
     if "min_max_data_type" in fields:  # the scalar unions' data type must be the output's
         constraints.append(TypeOfField("MinMaxDataType", "OutputTensor"))
-    return declare(op, doc, fields=members, introduced=introduced, support=_rows(_UNARY_TENSORS, rows),
+    return declare(op, doc, fields=members, introduced=introduced, support=uniform_rows(_UNARY_TENSORS, rows),
                    constraints=constraints, in_place=True)  # fmt: skip
 
 
 def _binary(op: OperatorType, doc: str, introduced: FL, rows):
     """``ATensor, BTensor, OutputTensor``: one type and one size for all three; the output may alias A or B."""
     members = {"a_tensor": input_tensor(), "b_tensor": input_tensor(), "output_tensor": output_tensor()}
-    return declare(op, doc, fields=members, introduced=introduced, support=_rows(_BINARY_TENSORS, rows),
+    return declare(op, doc, fields=members, introduced=introduced, support=uniform_rows(_BINARY_TENSORS, rows),
                    constraints=same_type_and_shape(*_BINARY_TENSORS), in_place=True,
                    output_rule=OutputRule(like="ATensor"))  # fmt: skip
 
@@ -146,7 +145,7 @@ def _clip_grad(op: OperatorType, doc: str, introduced: FL, rows, **fields):
     constraints = same_type_and_shape("InputGradientTensor", "InputTensor", "OutputGradientTensor")
     if "min_max_data_type" in fields:
         constraints.append(TypeOfField("MinMaxDataType", "OutputGradientTensor"))
-    return declare(op, doc, fields=members, introduced=introduced, support=_rows(tensors, rows),
+    return declare(op, doc, fields=members, introduced=introduced, support=uniform_rows(tensors, rows),
                    constraints=constraints, in_place=("InputTensor",))  # fmt: skip
 
 
@@ -234,7 +233,7 @@ ElementWisePowOperatorDesc = declare(
         "scale_bias": struct_field(ScaleBias, optional=True),
     },  # fmt: skip
     introduced=FL.FL_1_0,
-    support=_rows(_POW_TENSORS, ((FL.FL_3_0, 1, 8, _8), (FL.FL_1_0, 4, 4, FLOATS))),
+    support=uniform_rows(_POW_TENSORS, ((FL.FL_3_0, 1, 8, _8), (FL.FL_1_0, 4, 4, FLOATS))),
     constraints=[
         Same("DimensionCount", *_POW_TENSORS),
         Same("Sizes", *_POW_TENSORS),

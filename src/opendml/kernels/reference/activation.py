@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ...enums import OperatorType
 from .. import register
 from ._axes import arg_index, distinct
+from ._special import erfc
 
 
 # The softmax family: each kernel works on the distinct elements of its input (a broadcast axis holds copies,
@@ -110,10 +113,6 @@ def hard_sigmoid(desc, inputs, outputs) -> None:
 # in the selects done in the tensor's own type: IDENTITY, RELU, RELU_GRAD); a zero coefficient times an
 # infinite input is the formula's limit, a signed zero, not NaN (:func:`_times`); constant-0 branches give +0.0.
 # ----------------------------------------------------------------------------------------------------------------
-
-import math  # noqa: E402
-
-from ._special import erfc  # noqa: E402
 
 
 def _unary_float(formula):

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...enums import OperatorType
-from .. import register
+from ...enums import OperatorType, RoundingMode
+from ...tensor import scalar_union_value
+from .. import apply_fused_activation, register
+from ._special import erf  # (shared with ACTIVATION_GELU)
 
 
 @register(OperatorType.ELEMENT_WISE_IF)
@@ -25,9 +27,6 @@ def element_wise_if(desc, inputs, outputs) -> None:
     np.bitwise_xor(raw, b_raw, out=raw)
 
 
-from .. import apply_fused_activation  # noqa: E402
-
-
 @register(OperatorType.ELEMENT_WISE_ADD1)
 def element_wise_add1(desc, inputs, outputs) -> None:
     """``FusedActivation(a + b)``: the IEEE sum in the tensors' type, correctly rounded (NumPy adds FLOAT16 in
@@ -44,11 +43,6 @@ def element_wise_add1(desc, inputs, outputs) -> None:
 # type (correct rounding for + - * / sqrt; within 1 ulp for the transcendental functions), or in the type itself
 # where NumPy's operation is already correctly rounded. Integer arithmetic wraps in the tensor's width.
 # ----------------------------------------------------------------------------------------------------------------
-
-
-from ...enums import RoundingMode  # noqa: E402
-from ...tensor import scalar_union_value  # noqa: E402
-from ._special import erf  # noqa: E402 (shared with ACTIVATION_GELU)
 
 
 def to_integer(values: np.ndarray, dtype: np.dtype) -> np.ndarray:

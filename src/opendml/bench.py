@@ -103,7 +103,7 @@ def make_case(op, dtype_name, shape, axes, rng) -> Case:
         out_shape = tuple(1 if d in axes else s for d, s in enumerate(shape))
         inputs, out = [x], np.empty(out_shape, dtype)
         desc = dml.ReduceOperatorDesc(
-            input_tensor=desc_x, output_tensor=dml.BufferTensorDesc(data_type, out_shape), axes=axes,
+            input_tensor=desc_x, output_tensor=dml.BufferTensorDesc(desc_x.data_type, out_shape), axes=axes,
             function=REDUCE[op][0],
         )  # fmt: skip
     else:

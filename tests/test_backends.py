@@ -4,8 +4,9 @@ Self-contained: random descriptors over every input dtype of each operator, rank
 set, layouts (packed, padded, permuted, broadcast zero strides for inputs), odd sizes, buffer offsets that are
 multiples of 16 but not of 64, NaN/inf/-0.0, in-place HARD_SIGMOID; on every ISA variant this machine runs,
 and with 1 and 2 threads (bit-identical). Exact operators must match bit for bit, padding included;
-LOG_SOFTMAX1 must be within 1 ulp of the float64 value, with the same NaN and
-infinity positions.
+LOG_SOFTMAX1 and SOFTMAX1 must be within 1 ulp of the float64 value, with the same NaN and
+infinity positions. REDUCE's float sums (SUM, SUM_SQUARE, L1, AVERAGE) are float64 sums in another order than
+NumPy's, rounded once: the same bits unless a float64 sum falls within its rounding error of a tie (never here).
 """
 
 from __future__ import annotations
@@ -34,6 +35,13 @@ ARGMAX_INPUTS = (T.FLOAT32, T.FLOAT16, T.INT8, T.INT16, T.INT32, T.INT64, T.UINT
 ARGMAX_OUTPUTS = (T.INT32, T.INT64, T.UINT32, T.UINT64)
 IF_TYPES = (T.FLOAT64, T.FLOAT32, T.FLOAT16, T.INT64, T.INT32, T.INT16, T.INT8, T.UINT64, T.UINT32, T.UINT16, T.UINT8)
 FLOATS = (T.FLOAT32, T.FLOAT16)
+SUMS = (T.FLOAT32, T.FLOAT16, T.INT32, T.INT64, T.UINT32, T.UINT64)
+RF = dml.ReduceFunction
+#: REDUCE's compiled functions and the input types drawn for each (ARGMAX/ARGMIN output ARGMAX_OUTPUTS).
+REDUCE_INPUTS = {
+    RF.SUM: SUMS, RF.SUM_SQUARE: SUMS, RF.L1: SUMS, RF.AVERAGE: FLOATS,
+    RF.MAX: ARGMAX_INPUTS, RF.MIN: ARGMAX_INPUTS, RF.ARGMAX: ARGMAX_INPUTS, RF.ARGMIN: ARGMAX_INPUTS,
+}  # fmt: skip
 
 
 @pytest.fixture(params=_core.isas() if dml.COMPILED_AVAILABLE else ["none"])
@@ -136,14 +144,16 @@ def assert_same_bits(a: Buffer, b: Buffer):
 # ---------------------------------------------------------------- cases
 
 
-def argmax_case(rng, rank, specials):
+def reduced_case(rng, rank, specials, in_types, out_types, build):
+    """A reduction with 1 in the reduced dimensions of its output: ``build(x_desc, y_desc, axes, rng)`` makes the
+    descriptor; the output type is drawn from ``out_types`` (None: the input's)."""
     sizes = random_sizes(rng, rank)
     axes = tuple(sorted(rng.choice(rank, int(rng.integers(1, rank + 1)), replace=False).tolist()))
-    in_type, out_type = rng.choice(ARGMAX_INPUTS), rng.choice(ARGMAX_OUTPUTS)
+    in_type = rng.choice(in_types)
+    out_type = in_type if out_types is None else rng.choice(out_types)
     out_sizes = tuple(1 if d in axes else s for d, s in enumerate(sizes))
     in_strides, out_strides = random_strides(rng, sizes, True), random_strides(rng, out_sizes, False)
     seed = int(rng.integers(2**32))
-    direction = rng.choice([dml.AxisDirection.INCREASING, dml.AxisDirection.DECREASING])
 
     def make():
         r = np.random.default_rng(seed)
@@ -152,10 +162,27 @@ def argmax_case(rng, rank, specials):
         return [x], Buffer(r, out_type, out_sizes, out_strides)
 
     listed = tuple(rng.permutation(axes).tolist())  # the listed order never matters
-    desc = dml.ArgmaxOperatorDesc(
-        input_tensor=make()[0][0].desc, output_tensor=make()[1].desc, axes=listed, axis_direction=direction
-    )
-    return desc, make
+    return build(make()[0][0].desc, make()[1].desc, listed, rng), make
+
+
+def arg_case(rng, rank, specials, cls):
+    """ARGMAX or ARGMIN, either direction."""
+
+    def build(x, y, axes, r):
+        direction = r.choice([dml.AxisDirection.INCREASING, dml.AxisDirection.DECREASING])
+        return cls(input_tensor=x, output_tensor=y, axes=axes, axis_direction=direction)
+
+    return reduced_case(rng, rank, specials, ARGMAX_INPUTS, ARGMAX_OUTPUTS, build)
+
+
+def reduce_case(rng, rank, specials):
+    function = list(REDUCE_INPUTS)[int(rng.integers(len(REDUCE_INPUTS)))]
+    index = function in (RF.ARGMAX, RF.ARGMIN)
+
+    def build(x, y, axes, r):
+        return dml.ReduceOperatorDesc(input_tensor=x, output_tensor=y, axes=axes, function=function)
+
+    return reduced_case(rng, rank, specials, REDUCE_INPUTS[function], ARGMAX_OUTPUTS if index else None, build)
 
 
 def unary_buffers(rng, sizes, data_type, specials):
@@ -177,9 +204,14 @@ def same_shape_case(rng, rank, specials, op):
     axes = tuple(sorted(rng.choice(rank, int(rng.integers(1, rank + 1)), replace=False).tolist()))
     make = unary_buffers(rng, sizes, rng.choice(FLOATS), specials)
     (x,), y = make()
-    if op == "hardmax":
-        return dml.ActivationHardmax1OperatorDesc(input_tensor=x.desc, output_tensor=y.desc, axes=axes), make
-    return dml.ActivationLogSoftmax1OperatorDesc(input_tensor=x.desc, output_tensor=y.desc, axes=axes), make
+    return SAME_SHAPE[op](input_tensor=x.desc, output_tensor=y.desc, axes=axes), make
+
+
+SAME_SHAPE = {
+    "hardmax": dml.ActivationHardmax1OperatorDesc,
+    "log_softmax": dml.ActivationLogSoftmax1OperatorDesc,
+    "softmax": dml.ActivationSoftmax1OperatorDesc,
+}
 
 
 def hard_sigmoid_case(rng, rank, specials):
@@ -214,7 +246,9 @@ def if_case(rng, rank, specials):
 
 
 CASES = {
-    "argmax": argmax_case,
+    "argmax": lambda rng, rank, specials: arg_case(rng, rank, specials, dml.ArgmaxOperatorDesc),
+    "argmin": lambda rng, rank, specials: arg_case(rng, rank, specials, dml.ArgminOperatorDesc),
+    "reduce": reduce_case,
     "hardmax": lambda rng, rank, specials: same_shape_case(rng, rank, specials, "hardmax"),
     "hard_sigmoid": hard_sigmoid_case,
     "if": if_case,
@@ -242,6 +276,18 @@ def float64_log_softmax(x: np.ndarray, axes) -> np.ndarray:
         return np.where(np.isfinite(m), shifted - (np.log(count) + np.log1p(rest / np.maximum(count, 1))), np.nan)
 
 
+def float64_softmax(x: np.ndarray, axes) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        x = x.astype(np.float64)
+        m = x.max(axis=axes, keepdims=True)
+        e = np.exp(x - np.where(np.isfinite(m), m, np.nan))
+        return e / e.sum(axis=axes, keepdims=True)
+
+
+#: The same-shape operators held to 1 ulp of their float64 value.
+FLOAT64 = {"log_softmax": float64_log_softmax, "softmax": float64_softmax}
+
+
 def ulps(got: np.ndarray, exact: np.ndarray) -> float:
     """Distance in units of the output type's spacing at the exact value (NaN/inf positions must agree)."""
     assert np.array_equal(np.isnan(got), np.isnan(exact))
@@ -255,15 +301,16 @@ def ulps(got: np.ndarray, exact: np.ndarray) -> float:
     return float(np.max(np.abs(got[finite].astype(np.float64) - exact[finite]) / spacing))
 
 
+@pytest.mark.parametrize("op", sorted(FLOAT64))
 @pytest.mark.parametrize("specials", [False, True])
-def test_log_softmax_within_ulps(isa, specials):
-    rng = np.random.default_rng([7, len(isa), int(specials)])
+def test_softmax_family_within_ulps(op, isa, specials):
+    rng = np.random.default_rng([7, len(isa), int(specials), len(op)])
     worst = {T.FLOAT32: 0.0, T.FLOAT16: 0.0}
     for i in range(60):
-        desc, make = same_shape_case(rng, 1 + i % 8, specials, "log_softmax")
+        desc, make = same_shape_case(rng, 1 + i % 8, specials, op)
         compiled, _ = run_both(desc, make)
         (x,), _ = make()
-        exact = float64_log_softmax(np.array(x.view), desc.axes)
+        exact = FLOAT64[op](np.array(x.view), desc.axes)
         data_type = desc.input_tensor.data_type
         worst[data_type] = max(worst[data_type], ulps(np.array(compiled.view), exact))
     assert worst[T.FLOAT32] <= 1.0 and worst[T.FLOAT16] <= 1.0, worst  # measured: 0.70 and 0.50
@@ -299,6 +346,11 @@ LARGE = [
     ("log_softmax", (64, 130, 33), (1,)),
     ("log_softmax", (33, 64, 130), (2,)),
     ("log_softmax", (5, 64, 130), (0, 2)),
+    ("softmax", (64, 130, 33), (1,)),
+    ("softmax", (5, 64, 130), (0, 2)),
+    ("argmin", (64, 130, 33), (1,)),
+    ("reduce_sum", (9, 130, 200), (0, 2)),
+    ("reduce_min", (64, 130, 33), (2,)),
     ("hard_sigmoid", (64, 130, 65), ()),
     ("if", (64, 130, 65), ()),
 ]
@@ -309,25 +361,26 @@ def test_threads_are_bit_identical(op, sizes, axes, threads, isa):
     rng = np.random.default_rng(11)
     x = rng.standard_normal(sizes).astype(np.float32)
     x[rng.random(sizes) < 0.01] = np.nan
-    f = functional
-
-    def call(device):
-        return {
-            "argmax": lambda: f.argmax(x, axes, dml.AxisDirection.DECREASING, device=device),
-            "hardmax": lambda: f.activation_hardmax1(x, axes, device=device),
-            "log_softmax": lambda: f.activation_log_softmax1(x, axes, device=device),
-            "hard_sigmoid": lambda: f.activation_hard_sigmoid(x, device=device),
-            "if": lambda: f.element_wise_if((x > 0).astype(np.uint8), x, -x, device=device),
-        }[op]()
-
+    f, last = functional, dml.AxisDirection.DECREASING
+    call = {
+        "argmax": lambda device: f.argmax(x, axes, last, device=device),
+        "argmin": lambda device: f.argmin(x, axes, last, device=device),
+        "hardmax": lambda device: f.activation_hardmax1(x, axes, device=device),
+        "log_softmax": lambda device: f.activation_log_softmax1(x, axes, device=device),
+        "softmax": lambda device: f.activation_softmax1(x, axes, device=device),
+        "reduce_sum": lambda device: f.reduce(x, RF.SUM, axes, device=device),
+        "reduce_min": lambda device: f.reduce(x, RF.MIN, axes, device=device),
+        "hard_sigmoid": lambda device: f.activation_hard_sigmoid(x, device=device),
+        "if": lambda device: f.element_wise_if((x > 0).astype(np.uint8), x, -x, device=device),
+    }[op]
     results = []
     for n in (1, 2):
         threads(n)
         results.append(call(COMPILED))
     assert np.array_equal(results[0].view(np.uint8), results[1].view(np.uint8))
     reference = call(REFERENCE)
-    if op == "log_softmax":
-        assert ulps(results[0], float64_log_softmax(x, axes)) <= 1
+    if op in FLOAT64:
+        assert ulps(results[0], FLOAT64[op](x, axes)) <= 1
     else:
         assert np.array_equal(results[0].view(np.uint8), reference.view(np.uint8))
 
@@ -376,6 +429,12 @@ def test_native_entry_points_refuse_what_kernels_cannot_take():
         native.reduce(native.OP_ARGMAX, x, np.zeros((1, 3), np.float32), 1, 0)  # float indices
     with pytest.raises(ValueError):
         native.reduce(native.OP_ARGMAX, x, np.zeros((2, 3), np.uint32), 1, 0)  # not reduced
+    with pytest.raises(ValueError):
+        native.reduce(native.OP_SUM, x, np.zeros((1, 3), np.float16), 1, 0)  # REDUCE keeps the input's type
+    with pytest.raises(ValueError):
+        native.reduce(native.OP_AVERAGE, x.astype(np.int32), np.zeros((1, 3), np.int32), 1, 0)  # floats only
+    with pytest.raises(ValueError):
+        native.reduce(native.OP_SOFTMAX, x, np.zeros((1, 3), np.float32), 1, 0)  # full shape
     with pytest.raises(TypeError):
         native.reduce(native.OP_ARGMAX, np.zeros((1,) * 9, np.float32), np.zeros((1,) * 9, np.uint32), 1, 0)
     with pytest.raises(ValueError):

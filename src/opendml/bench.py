@@ -110,15 +110,26 @@ ELEMENTWISE = {
         out=np.uint8,
     ),
 }
-OPS = ("hard_sigmoid", "if", "argmax", "hardmax", "log_softmax", *ELEMENTWISE)
+OPS = ("hard_sigmoid", "if", "argmax", "hardmax", "log_softmax", "softmax", "reduce_sum", "reduce_max", *ELEMENTWISE)
 ONNX = {
     "hard_sigmoid": "HardSigmoid",
     "if": "Where",
     "argmax": "ArgMax",
     "hardmax": "Hardmax",
     "log_softmax": "LogSoftmax",
+    "softmax": "Softmax",
+    "reduce_sum": "ReduceSum",
+    "reduce_max": "ReduceMax",
 }
 ONNX.update({op: member.onnx for op, member in ELEMENTWISE.items()})
+#: Operators whose output has the input's shape over ``axes`` (ONNX's single-axis forms take two axes via Reshape).
+SOFTMAX_FAMILY = {
+    "hardmax": dml.ActivationHardmax1OperatorDesc,
+    "log_softmax": dml.ActivationLogSoftmax1OperatorDesc,
+    "softmax": dml.ActivationSoftmax1OperatorDesc,
+}
+#: The REDUCE rows: the function, and NumPy's and PyTorch's one-liners (keepdims).
+REDUCE = {"reduce_sum": (dml.ReduceFunction.SUM, np.sum, "sum"), "reduce_max": (dml.ReduceFunction.MAX, np.max, "amax")}
 
 
 def cpu_name() -> str:
@@ -180,10 +191,16 @@ def make_case(op, dtype_name, shape, axes, rng) -> Case:
             input_tensor=desc_x, output_tensor=dml.BufferTensorDesc(T.INT64, out_shape), axes=axes,
             axis_direction=dml.AxisDirection.INCREASING,
         )  # fmt: skip
+    elif op in REDUCE:
+        out_shape = tuple(1 if d in axes else s for d, s in enumerate(shape))
+        inputs, out = [x], np.empty(out_shape, dtype)
+        desc = dml.ReduceOperatorDesc(
+            input_tensor=desc_x, output_tensor=dml.BufferTensorDesc(desc_x.data_type, out_shape), axes=axes,
+            function=REDUCE[op][0],
+        )  # fmt: skip
     else:
-        cls = dml.ActivationHardmax1OperatorDesc if op == "hardmax" else dml.ActivationLogSoftmax1OperatorDesc
         inputs, out = [x], np.empty_like(x)
-        desc = cls(input_tensor=desc_x, output_tensor=desc_x, axes=axes)
+        desc = SOFTMAX_FAMILY[op](input_tensor=desc_x, output_tensor=desc_x, axes=axes)
     compiled = device.compile_operator(device.create_operator(desc))
     case = Case(op, dtype_name, shape, axes, inputs, out, sum(a.nbytes for a in inputs), out.nbytes)
     case.contenders["opendml"] = lambda: compiled.execute(inputs, [out])
@@ -199,6 +216,8 @@ def numpy_baseline(case: Case):
     if case.op == "if":
         c, a, b = case.inputs
         return lambda: np.copyto(out, np.where(c != 0, a, b))
+    if case.op in REDUCE:
+        return lambda: REDUCE[case.op][1](x, axis=axes, keepdims=True, out=out)
     grouped_shape = tuple(s for d, s in enumerate(x.shape) if d not in axes) + (-1,)
 
     def argmax_flat():
@@ -214,7 +233,11 @@ def numpy_baseline(case: Case):
         shifted = x - x.max(axis=axes, keepdims=True)
         np.subtract(shifted, np.log(np.exp(shifted).sum(axis=axes, keepdims=True)), out=out)
 
-    return log_softmax
+    def softmax():
+        e = np.exp(x - x.max(axis=axes, keepdims=True))
+        np.divide(e, e.sum(axis=axes, keepdims=True), out=out)
+
+    return softmax if case.op == "softmax" else log_softmax
 
 
 def add_bound(case: Case):
@@ -263,7 +286,13 @@ def add_onnxruntime(case: Case, threads: int):
         inputs = [helper.make_tensor_value_info("x", elem, shape)]
         feeds = {"x": case.inputs[0]}
         attrs = {"alpha": 0.2, "beta": 0.5} if case.op == "hard_sigmoid" else {}
-        if case.op != "hard_sigmoid":
+        if case.op in REDUCE:  # ReduceSum takes its axes as an input (opset 13), ReduceMax as an attribute (< 18)
+            attrs["keepdims"] = 1
+            if case.op == "reduce_sum":
+                inits.append(helper.make_tensor("axes", TensorProto.INT64, [len(axes)], list(axes)))
+            else:
+                attrs["axes"] = list(axes)
+        elif case.op != "hard_sigmoid":
             attrs["axis"] = len(shape) - 1
             if len(axes) > 1:  # trailing axes merged into one through Reshape
                 merged = [*shape[: len(shape) - len(axes)], -1]
@@ -273,7 +302,8 @@ def add_onnxruntime(case: Case, threads: int):
         if case.op == "argmax":
             attrs["keepdims"] = 1
         y_name = "yr" if x_name == "xr" else "y"
-        nodes.append(helper.make_node(ONNX[case.op], [x_name], [y_name], **attrs))
+        node_inputs = [x_name, "axes"] if case.op == "reduce_sum" else [x_name]
+        nodes.append(helper.make_node(ONNX[case.op], node_inputs, [y_name], **attrs))
         if x_name == "xr":
             out_shape = list(case.output.shape)
             inits.append(helper.make_tensor("o", TensorProto.INT64, [len(out_shape)], out_shape))
@@ -317,6 +347,11 @@ def add_torch(case: Case, threads: int):
             fn = lambda: torch.log_softmax(xs[0], dims[0], out=out)  # noqa: E731
         elif case.op == "log_softmax":
             fn = lambda: out.copy_(xs[0] - torch.logsumexp(xs[0], dims, keepdim=True))  # noqa: E731
+        elif case.op == "softmax":
+            fn = lambda: out.copy_(torch.softmax(xs[0], dims[0]) if len(dims) == 1 else  # noqa: E731
+                                   torch.exp(xs[0] - torch.logsumexp(xs[0], dims, keepdim=True)))  # fmt: skip
+        elif case.op in REDUCE:
+            fn = lambda: getattr(torch, REDUCE[case.op][2])(xs[0], dims, keepdim=True, out=out)  # noqa: E731
         elif case.op == "argmax" and len(dims) == 1:
             fn = lambda: out.copy_(torch.argmax(xs[0], dims[0], keepdim=True))  # noqa: E731
         else:

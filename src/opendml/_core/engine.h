@@ -24,12 +24,14 @@ typedef struct {
 
 typedef struct {
     float f[4];        /* float parameters (HARD_SIGMOID: alpha, beta), already rounded to float32 */
-    int flags;         /* reduction: ODML_LAST picks the last of equal maxima (ARGMAX DECREASING) */
+    int flags;         /* reduction: ODML_LAST picks the last of equal maxima (ARGMAX DECREASING); ODML_MIN
+                        * looks for minima instead (ARGMIN, REDUCE MIN) */
     unsigned axes;     /* reduction: bit d set = dimension d is reduced */
     int nthreads;      /* threads to use (1 = the calling thread only) */
 } odml_params;
 
 #define ODML_LAST 1
+#define ODML_MIN 2
 
 /* Operator ids: one X-macro list per engine, in ops.h. */
 enum odml_op {
@@ -37,6 +39,9 @@ enum odml_op {
     ODML_ELEMENTWISE_OPS(ODML_ENUM) ODML_REDUCE_OPS(ODML_ENUM) ODML_NOPS
 #undef ODML_ENUM
 };
+
+/* Reductions whose output has the input's shape (the others keep 1 in the reduced dimensions). */
+#define ODML_FULL_OUTPUT(op) ((op) == ODML_OP_HARDMAX || (op) == ODML_OP_LOG_SOFTMAX || (op) == ODML_OP_SOFTMAX)
 
 /* Returns 0, or -1 when the op does not take these dtypes (module.c checks first, so that is a bug). */
 typedef struct {

@@ -552,7 +552,7 @@ typedef struct {
 } rdims;
 
 typedef struct {
-    int in_dtype, out_dtype, isize, osize, last;
+    int in_dtype, out_dtype, isize, osize, last; /* last: ODML_LAST | ODML_MIN flags */
 } rctx;
 
 /* contig: reduce the one group at `in`, writing at `out`. strip: reduce nl <= 16 groups side by side, lane l at
@@ -602,9 +602,13 @@ static void store_index(char *p, int dtype, uint32_t v) {
 /* ---- ARGMAX (and HARDMAX's first pass): per-lane running (max, index), NaN above every number.
  * INCREASING takes strictly greater values (first max wins), DECREASING greater-or-equal (last wins). Lanes
  * hold candidates; the final pick among tied lanes is by index, so lane order never matters. ---- */
-#define BEATS_F(x, m, last) ((last) ? ((x) >= (m)) | ((x) != (x)) : ((x) > (m)) | (((x) != (x)) & ((m) == (m))))
+/* `last` holds flags: ODML_LAST as above, ODML_MIN turns the comparisons round (ARGMIN, MIN; NaN still wins). */
+#define GT_(x, m, fl) ((fl) & ODML_MIN ? (x) < (m) : (x) > (m))
+#define GE_(x, m, fl) ((fl) & ODML_MIN ? (x) <= (m) : (x) >= (m))
+#define BEATS_F(x, m, last)                                                                                     \
+    ((last) & ODML_LAST ? GE_(x, m, last) | ((x) != (x)) : GT_(x, m, last) | (((x) != (x)) & ((m) == (m))))
 #define TIED_F(x, m) (((x) == (m)) | (((x) != (x)) & ((m) != (m))))
-#define BEATS_I(x, m, last) ((last) ? ((x) >= (m)) : ((x) > (m)))
+#define BEATS_I(x, m, last) ((last) & ODML_LAST ? GE_(x, m, last) : GT_(x, m, last))
 #define TIED_I(x, m) ((x) == (m))
 #define LOAD_MEM(V, p) ({ V v_; memcpy(&v_, (p), sizeof v_); v_; })
 #define LOAD_F16(V, p) load_f16(p)
@@ -654,14 +658,16 @@ static void store_index(char *p, int dtype, uint32_t v) {
         NAME##_v m = ms[0];                                                                                     \
         vu id = ids[0];                                                                                         \
         for (int k = 1; k < CHAINS; k++) { /* merge the states lane by lane: better value, then index order */  \
-            NAME##_m t2 = BEATS_##KIND(ms[k], m, 0) |                                                           \
-                          (TIED_##KIND(ms[k], m) & __builtin_convertvector(last ? ids[k] > id : ids[k] < id, NAME##_m)); \
+            NAME##_m t2 = BEATS_##KIND(ms[k], m, last & ODML_MIN) |                                             \
+                          (TIED_##KIND(ms[k], m) &                                                              \
+                           __builtin_convertvector(last & ODML_LAST ? ids[k] > id : ids[k] < id, NAME##_m));    \
             m = (NAME##_v)(((NAME##_m)ms[k] & t2) | ((NAME##_m)m & ~t2));                                       \
             vu t2u = (vu)__builtin_convertvector(t2, vi);                                                       \
             id = (ids[k] & t2u) | (id & ~t2u);                                                                  \
         }                                                                                                       \
         for (int l = 0; l < LANES; l++)                                                                         \
-            if (BEATS_##KIND(m[l], bm, 0) || (TIED_##KIND(m[l], bm) && (last ? id[l] > bi : id[l] < bi))) {     \
+            if (BEATS_##KIND(m[l], bm, last & ODML_MIN) ||                                                      \
+                (TIED_##KIND(m[l], bm) && (last & ODML_LAST ? id[l] > bi : id[l] < bi))) {                      \
                 bm = m[l];                                                                                      \
                 bi = id[l];                                                                                     \
             }                                                                                                   \
@@ -916,6 +922,267 @@ static void log_softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t ls
     });
 }
 
+/* ============== REDUCE (SUM, SUM_SQUARE, L1, AVERAGE, MAX, MIN), ARGMIN and SOFTMAX ============== */
+typedef uint64_t vq VEC(uint64_t);
+typedef int64_t vsq VEC(int64_t);
+
+/* ---- MAX/MIN: the element ARGMAX/ARGMIN (INCREASING) selects, copied bits and all ---- */
+static const char *at_flat(const char *in, const rdims *R, uint32_t flat) {
+    for (int d = R->nd - 1; d >= 0; d--) {
+        in += (ptrdiff_t)(flat % (uint32_t)R->n[d]) * R->si[d];
+        flat /= (uint32_t)R->n[d];
+    }
+    return in;
+}
+
+#define EXTREME_T(NAME, DT)                                                                                     \
+    static void NAME##_extreme_c(const char *in, char *out, const rdims *R, const rctx *c) {                    \
+        memcpy(out, at_flat(in, R, NAME##_argmax_contig(in, R, c->last)), (size_t)c->isize);                   \
+    }                                                                                                           \
+    static void NAME##_extreme_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl,               \
+                                 const rdims *R, const rctx *c) {                                               \
+        vu id = NAME##_argmax_strip(in, lsi, nl, R, c->last);                                                   \
+        for (int l = 0; l < nl; l++) memcpy(out + l * lso, at_flat(in + l * lsi, R, id[l]), (size_t)c->isize); \
+    }
+
+/* ---- SOFTMAX: exp(x - max) / sum(exp(x - max)), all in double as the float64 reference, rounded once to float32
+ * (float16: via float32). The maximum is the element ARGMAX selects (a NaN, if any). exp runs in double
+ * (exp_shift: the float32 exp of LOG_SOFTMAX is good to 2e-8, which through the sum reaches every output and left
+ * softmax at 0.86 ulp): its error, below 1.4e-10, is far below float32's. A group without a finite maximum is all
+ * NaN, as in LOG_SOFTMAX; a -inf entry, or one more than 708 below the maximum, adds 0 and gives 0. ---- */
+/* a * b + c on doubles, fused where the ISA has FMA (softmax only: its bound is in ulps, not bits). */
+ALWAYS vd fmadd_d(vd a, vd b, vd c) {
+#if defined(__FMA__) || defined(__AVX512F__)
+    vd r;
+    for (int k = 0; k < LANES; k++) r[k] = __builtin_fma(a[k], b[k], c[k]); /* (vectorised: one FMA a register) */
+    return r;
+#else
+    return a * b + c;
+#endif
+}
+
+/* exp(t) for t <= 0 (and NaN): Cody-Waite with a two-part ln2 (n*LN2_HI is exact), then 1 + r*P(r) of degree 7
+ * fitted on |r| <= 0.354 (Chebyshev nodes): relative error below 1.4e-10; exp(0) is exactly 1. */
+ALWAYS vd exp_shift(vd t) {
+    const double LOG2E = 1.4426950408889634, MAGIC = 6755399441055744.0; /* 1.5 * 2^52 */
+    const double LN2_HI = 6.93147180369123816490e-01, LN2_LO = 1.90821492927058770002e-10;
+    /* (-inf too; NaN stays NaN). The compare runs on floats: GCC splits a double vector compare into scalars. */
+    vsq drop = __builtin_convertvector(narrow(t) < -708.0f, vsq);
+    t = (vd)((vsq)t & ~drop);
+    vd biased = t * LOG2E + MAGIC, n = biased - MAGIC, z = {0};
+    vd r = (t - n * LN2_HI) - n * LN2_LO;
+    vd p = fmadd_d(r, z + 0.0001991026487561163, z + 0.0013943232759007535);
+    p = fmadd_d(p, r, z + 0.008333279408886448);
+    p = fmadd_d(p, r, z + 0.04166632685648199);
+    p = fmadd_d(p, r, z + 0.16666666801496915);
+    p = fmadd_d(p, r, z + 0.5000000053104716);
+    p = fmadd_d(p, r, z + 0.9999999999947325);
+    p = fmadd_d(p, r, z + 1.0);
+    vd scale = (vd)(((vsq)biased - (vsq)(z + MAGIC) + 1023) << 52);
+    return (vd)((vsq)(p * scale) & ~drop);
+}
+
+#define SOFTMAX_PASS(LANES_AT, STEP, ...)                                                                       \
+    FOR_RUNS(R, in, out, pi, po, flat, {                                                                        \
+        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];                             \
+        (void)so;                                                                                               \
+        for (ptrdiff_t i = 0; i < n; i += STEP) {                                                               \
+            ptrdiff_t k = n - i < LANES ? n - i : LANES;                                                        \
+            (void)k;                                                                                            \
+            vd e = exp_shift(widen(LANES_AT) - m);                                                              \
+            __VA_ARGS__;                                                                                        \
+        }                                                                                                       \
+    })
+
+static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
+    int f16 = c->in_dtype == ODML_F16;
+    const char *at = at_flat(in, R, f16 ? f16_argmax_contig(in, R, 0) : f32_argmax_contig(in, R, 0));
+    float top = lanes_f(at, 0, 1, f16, 0)[0];
+    vd m = (vd){0} + (isfinite(top) ? top : NAN), sum = {0};
+    SOFTMAX_PASS(lanes_f(pi + i * s, s, k, f16, -INFINITY), LANES, sum += e);
+    vd inv = (vd){0} + 1.0 / hsum_d(sum);
+    SOFTMAX_PASS(lanes_f(pi + i * s, s, k, f16, 0), LANES, put_lanes_f(po + i * so, so, k, f16, narrow(e * inv)));
+}
+
+static void softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
+                      const rctx *c) {
+    int f16 = c->in_dtype == ODML_F16;
+    vu id = f16 ? f16_argmax_strip(in, lsi, nl, R, 0) : f32_argmax_strip(in, lsi, nl, R, 0);
+    vd m = {0}, sum = {0};
+    for (int l = 0; l < nl; l++) {
+        float top = lanes_f(at_flat(in + l * lsi, R, id[l]), 0, 1, f16, 0)[0];
+        m[l] = isfinite(top) ? top : NAN;
+    }
+    SOFTMAX_PASS(lanes_f(pi + i * s, lsi, nl, f16, 0), 1, sum += e);
+    vd inv = 1.0 / sum;
+    SOFTMAX_PASS(lanes_f(pi + i * s, lsi, nl, f16, 0), 1, put_lanes_f(po + i * so, lso, nl, f16, narrow(e * inv)));
+}
+
+/* ---- SUM, SUM_SQUARE, L1, AVERAGE on floats: terms and sums in double (exact terms: |x| and x*x of a float32
+ * are exact there), 16 lanes then halving, rounded once to the output type. ---- */
+enum { T_SUM, T_SQUARE, T_ABS };
+
+ALWAYS vd fterm(vf x, const int term) {
+    if (term == T_ABS) x = (vf)((vi)x & 0x7fffffff);
+    vd v = widen(x);
+    return term == T_SQUARE ? v * v : v;
+}
+
+/* A double rounded once to float16 (via float32 rounded to odd, which keeps the second rounding correct). */
+static uint16_t f64_to_f16(double d) {
+    float f = (float)d;
+    if ((double)f != d && d == d) {
+        if (fabs((double)f) > fabs(d)) f = nextafterf(f, 0.0f);
+        uint32_t b;
+        memcpy(&b, &f, 4);
+        b |= 1;
+        memcpy(&f, &b, 4);
+    }
+    return f32_to_f16(f);
+}
+
+static void store_double(char *p, int f16, double d) {
+    if (f16) {
+        uint16_t h = f64_to_f16(d);
+        memcpy(p, &h, 2);
+    } else {
+        float f = fabs(d) >= 0x1.ffffffp127 ? (d > 0 ? INFINITY : -INFINITY) : (float)d;
+        memcpy(p, &f, 4);
+    }
+}
+
+static double group_count(const rdims *R) {
+    double n = 1;
+    for (int d = 0; d < R->nd; d++) n *= (double)R->n[d];
+    return n;
+}
+
+ALWAYS void fsum_group(const char *in, char *out, const rdims *R, const rctx *c, const int term, const int mean) {
+    int f16 = c->in_dtype == ODML_F16;
+    vd a = {0}, b = {0};
+    FOR_RUNS(R, in, NULL, pi, po, flat, {
+        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], i = 0;
+        for (; i + 2 * LANES <= n; i += 2 * LANES) {
+            a += fterm(lanes_f(pi + i * s, s, LANES, f16, 0), term);
+            b += fterm(lanes_f(pi + (i + LANES) * s, s, LANES, f16, 0), term);
+        }
+        for (; i < n; i += LANES) a += fterm(lanes_f(pi + i * s, s, n - i < LANES ? n - i : LANES, f16, 0), term);
+    });
+    double sum = hsum_d(a + b);
+    store_double(out, f16, mean ? sum / group_count(R) : sum);
+}
+
+ALWAYS void fsum_strip(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R, const rctx *c,
+                   const int term, const int mean) {
+    int f16 = c->in_dtype == ODML_F16;
+    vd a = {0};
+    FOR_RUNS(R, in, NULL, pi, po, flat, {
+        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
+        for (ptrdiff_t i = 0; i < n; i++) a += fterm(lanes_f(pi + i * s, lsi, nl, f16, 0), term);
+    });
+    double count = mean ? group_count(R) : 1;
+    for (int l = 0; l < nl; l++) store_double(out + l * lso, f16, mean ? a[l] / count : a[l]);
+}
+
+/* ---- SUM, SUM_SQUARE, L1 on integers: terms widened to 64 bits, summed modulo 2^64 (unsigned, so wrapping is
+ * defined) and the low bytes stored: exact modulo the output's width, as the reference's int64 sums. ---- */
+
+#define ISUM_T(NAME, T, W)                                                                                      \
+    typedef T NAME##_iv VEC(T);                                                                                 \
+    typedef W NAME##_wv VEC(W);                                                                                 \
+    ALWAYS vq NAME##_terms(const char *p, ptrdiff_t s, ptrdiff_t nl, const int term) {                         \
+        NAME##_iv v = {0};                                                                                      \
+        if (nl == LANES && s == sizeof(T)) memcpy(&v, p, sizeof v);                                             \
+        else for (ptrdiff_t l = 0; l < nl; l++) memcpy(&v[l], p + l * s, sizeof(T));                            \
+        vq u = (vq)__builtin_convertvector(v, NAME##_wv);                                                       \
+        if (term == T_ABS && __builtin_types_compatible_p(W, int64_t)) { vq neg = (vq)((vsq)u >> 63); u = (u ^ neg) - neg; }                   \
+        return term == T_SQUARE ? u * u : u;                                                                    \
+    }                                                                                                           \
+    ALWAYS void NAME##_isum_c(const char *in, char *out, const rdims *R, const rctx *c, const int term) {      \
+        vq a = {0};                                                                                             \
+        FOR_RUNS(R, in, NULL, pi, po, flat, {                                                                   \
+            ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];                                                \
+            for (ptrdiff_t i = 0; i < n; i += LANES) a += NAME##_terms(pi + i * s, s, n - i < LANES ? n - i : LANES, term); \
+        });                                                                                                     \
+        uint64_t t = 0;                                                                                         \
+        for (int l = 0; l < LANES; l++) t += a[l];                                                              \
+        memcpy(out, &t, (size_t)c->osize); /* the low bytes (little-endian): wrapped to the width */            \
+    }                                                                                                           \
+    ALWAYS void NAME##_isum_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,  \
+                              const rctx *c, const int term) {                                                  \
+        vq a = {0};                                                                                             \
+        FOR_RUNS(R, in, NULL, pi, po, flat, {                                                                   \
+            ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];                                                \
+            for (ptrdiff_t i = 0; i < n; i++) a += NAME##_terms(pi + i * s, lsi, nl, term);                     \
+        });                                                                                                     \
+        for (int l = 0; l < nl; l++) memcpy(out + l * lso, &a[l], (size_t)c->osize);                            \
+    }
+
+/* Every (type, function) pair as a red_contig/red_strip pair. */
+#define RED_FN(ID, CALL_C, CALL_S)                                                                              \
+    static void ID##_c(const char *in, char *out, const rdims *R, const rctx *c) { CALL_C; }                    \
+    static void ID##_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,         \
+                       const rctx *c) {                                                                         \
+        CALL_S;                                                                                                 \
+    }
+#define FSUM_FN(ID, TERM, MEAN)                                                                                 \
+    RED_FN(ID, fsum_group(in, out, R, c, TERM, MEAN), fsum_strip(in, lsi, out, lso, nl, R, c, TERM, MEAN))
+FSUM_FN(fsum, T_SUM, 0)
+FSUM_FN(fsquare, T_SQUARE, 0)
+FSUM_FN(fl1, T_ABS, 0)
+FSUM_FN(faverage, T_SUM, 1)
+
+#define RED_INT_TYPES(X)                                                                                        \
+    X(i8, int8_t, int64_t, ODML_I8) X(i16, int16_t, int64_t, ODML_I16) X(i32, int32_t, int64_t, ODML_I32)       \
+    X(i64, int64_t, int64_t, ODML_I64) X(u8, uint8_t, uint64_t, ODML_U8) X(u16, uint16_t, uint64_t, ODML_U16)   \
+    X(u32, uint32_t, uint64_t, ODML_U32) X(u64, uint64_t, uint64_t, ODML_U64)
+#define ISUM_DEFINE(NAME, T, W, DT)                                                                             \
+    ISUM_T(NAME, T, W)                                                                                          \
+    RED_FN(NAME##_sum, NAME##_isum_c(in, out, R, c, T_SUM), NAME##_isum_s(in, lsi, out, lso, nl, R, c, T_SUM))  \
+    RED_FN(NAME##_square, NAME##_isum_c(in, out, R, c, T_SQUARE),                                               \
+           NAME##_isum_s(in, lsi, out, lso, nl, R, c, T_SQUARE))                                                \
+    RED_FN(NAME##_l1, NAME##_isum_c(in, out, R, c, T_ABS), NAME##_isum_s(in, lsi, out, lso, nl, R, c, T_ABS))
+RED_INT_TYPES(ISUM_DEFINE)
+
+#define RED_ALL_TYPES(X) X(f32, float, float, ODML_F32) X(f16, uint16_t, float, ODML_F16) RED_INT_TYPES(X)
+#define EXTREME_DEFINE(NAME, T, W, DT) EXTREME_T(NAME, DT)
+RED_ALL_TYPES(EXTREME_DEFINE)
+
+/* The kernels of this block (0), or -1 when op is not one of them or does not take in_dtype. */
+static int red_pick_red(int op, int in_dtype, red_contig *c, red_strip *s) {
+#define PICK(ID) return *c = ID##_c, *s = ID##_s, 0
+    int f = in_dtype == ODML_F32 || in_dtype == ODML_F16;
+    switch (op) {
+    case ODML_OP_SOFTMAX: if (f) PICK(softmax); return -1;
+    case ODML_OP_AVERAGE: if (f) PICK(faverage); return -1;
+    case ODML_OP_MAX:
+        switch (in_dtype) {
+#define EXTREME_CASE(NAME, T, W, DT) case DT: PICK(NAME##_extreme);
+            RED_ALL_TYPES(EXTREME_CASE)
+        }
+        return -1;
+    }
+    if (f) {
+        switch (op) {
+        case ODML_OP_SUM: PICK(fsum);
+        case ODML_OP_SUM_SQUARE: PICK(fsquare);
+        case ODML_OP_L1: PICK(fl1);
+        }
+        return -1;
+    }
+    switch (in_dtype) {
+#define ISUM_CASE(NAME, T, W, DT)                                                                               \
+    case DT:                                                                                                    \
+        if (op == ODML_OP_SUM) PICK(NAME##_sum);                                                                \
+        if (op == ODML_OP_SUM_SQUARE) PICK(NAME##_square);                                                      \
+        if (op == ODML_OP_L1) PICK(NAME##_l1);                                                                  \
+        return -1;
+        RED_INT_TYPES(ISUM_CASE)
+    }
+    return -1;
+#undef PICK
+}
+
 /* ---- the engine ---- */
 typedef struct {
     rdims R;
@@ -962,6 +1229,7 @@ static void red_task(void *ctx, ptrdiff_t begin, ptrdiff_t end) {
 }
 
 static int red_pick(int op, int in_dtype, red_contig *c, red_strip *s) {
+    if (!red_pick_red(op, in_dtype, c, s)) return 0;
     if (op == ODML_OP_ARGMAX) {
         switch (in_dtype) {
 #define ARGMAX_CASE(NAME, DT) case DT: *c = NAME##_argmax_c; *s = NAME##_argmax_s; return 0;
@@ -980,9 +1248,9 @@ static int red_pick(int op, int in_dtype, red_contig *c, red_strip *s) {
 
 static int reduce(int op, const odml_array *in, const odml_array *out, const odml_params *prm) {
     red_plan P = {.in = in->data, .out = out->data};
-    P.c = (rctx){in->dtype, out->dtype, in->itemsize, out->itemsize, prm->flags & ODML_LAST};
+    P.c = (rctx){in->dtype, out->dtype, in->itemsize, out->itemsize, prm->flags & (ODML_LAST | ODML_MIN)};
     if (red_pick(op, in->dtype, &P.contig, &P.strip)) return -1;
-    int full = op != ODML_OP_ARGMAX; /* the output has the input's shape (else 1 in the reduced dimensions) */
+    int full = ODML_FULL_OUTPUT(op);
     int lane = -1, nk = 0;
     ptrdiff_t kn[ODML_MAXDIM], ksi[ODML_MAXDIM], kso[ODML_MAXDIM];
     for (int d = 0; d < in->ndim; d++) {

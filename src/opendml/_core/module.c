@@ -239,7 +239,7 @@ static PyObject *py_reduce(PyObject *self, PyObject *args) {
     uint64_t group = 1;
     for (int d = 0; d < in.ndim; d++) {
         int reduced = axes >> d & 1;
-        ptrdiff_t want = reduced && op == ODML_OP_ARGMAX ? 1 : in.shape[d];
+        ptrdiff_t want = reduced && !ODML_FULL_OUTPUT(op) ? 1 : in.shape[d];
         if (out.shape[d] != want) FAIL("reduce: the output's shape does not match the input's");
         if (reduced) group *= (uint64_t)in.shape[d];
     }
@@ -252,7 +252,15 @@ static PyObject *py_reduce(PyObject *self, PyObject *args) {
         break;
     case ODML_OP_HARDMAX:
     case ODML_OP_LOG_SOFTMAX:
+    case ODML_OP_SOFTMAX:
+    case ODML_OP_AVERAGE:
         ok = f && out.dtype == in.dtype;
+        break;
+    case ODML_OP_SUM: /* REDUCE's functions: the output has the input's type */
+    case ODML_OP_SUM_SQUARE:
+    case ODML_OP_L1:
+    case ODML_OP_MAX:
+        ok = in.dtype != ODML_F64 && out.dtype == in.dtype;
         break;
     }
     if (!ok) FAIL("reduce: operator %d does not take these operands", op);
@@ -327,5 +335,6 @@ PyMODINIT_FUNC PyInit__native(void) {
 #define ADD_OP(name) PyModule_AddIntConstant(m, "OP_" #name, ODML_OP_##name);
     ODML_ELEMENTWISE_OPS(ADD_OP) ODML_REDUCE_OPS(ADD_OP)
     PyModule_AddIntConstant(m, "LAST", ODML_LAST);
+    PyModule_AddIntConstant(m, "MIN", ODML_MIN);
     return m;
 }

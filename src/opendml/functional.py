@@ -19,6 +19,7 @@ import dataclasses
 import enum
 import functools
 import inspect
+import math
 import struct
 from collections.abc import Callable
 from typing import Any
@@ -209,8 +210,10 @@ def _key(value: Any) -> Any:
     type, dtype and shape; a float by its bits (-0.0 is not 0.0); a sequence element by element."""
     kind = type(value)
     if kind is np.ndarray:
-        return (kind, value.dtype.str, value.shape)
-    if kind is float or isinstance(value, np.floating):
+        return (kind, value.dtype, value.shape)
+    if kind is float:
+        return (kind, value, math.copysign(1.0, value))  # NaN never equals itself: such calls are not cached
+    if isinstance(value, np.floating):
         return (kind, float(value).hex())
     if kind is tuple or kind is list:
         return (kind, tuple(_key(v) for v in value))

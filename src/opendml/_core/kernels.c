@@ -409,16 +409,30 @@ ALWAYS float get_f(const char *p, ptrdiff_t i, int f16) {
 
 ALWAYS vf load_run(const char *p, ptrdiff_t i, int f16) { return f16 ? load_f16(p + 2 * i) : loadf(p + 4 * i); }
 
+#define PREFETCH_AHEAD 2048
+#if defined(__clang__)
+#define ROTATE(v, ...) __builtin_shufflevector(v, v, __VA_ARGS__)
+#else
+#define ROTATE(v, ...) __builtin_shuffle(v, (vi){__VA_ARGS__})
+#endif
 ALWAYS uint32_t argmax_run_f(const char *p, ptrdiff_t n, const int f16, int last) {
     vf ms[CHAINS];
     float bm = get_f(p, 0, f16);
     for (int k = 0; k < CHAINS; k++) ms[k] = splatf(bm);
     ptrdiff_t i = 0;
-    for (; i + CHAINS * LANES <= n; i += CHAINS * LANES)
+    for (; i + CHAINS * LANES <= n; i += CHAINS * LANES) {
+        /* the next groups follow in memory: fetch ahead (the hardware prefetcher restarts per 4 KiB page) */
+        for (int k = 0; k < (f16 ? 2 : 4); k++) __builtin_prefetch(p + (f16 ? 2 : 4) * i + PREFETCH_AHEAD + 64 * k);
         for (int k = 0; k < CHAINS; k++) ms[k] = maxnan(ms[k], load_run(p, i + k * LANES, f16));
+    }
     for (; i + LANES <= n; i += LANES) ms[0] = maxnan(ms[0], load_run(p, i, f16));
     for (int k = 1; k < CHAINS; k++) ms[0] = maxnan(ms[0], ms[k]);
-    for (int l = 0; l < LANES; l++) bm = (ms[0][l] > bm || ms[0][l] != ms[0][l]) ? ms[0][l] : bm;
+    /* horizontal: rotate by 8, 4, 2, 1 lanes (every lane ends with the maximum; no branches) */
+    ms[0] = maxnan(ms[0], ROTATE(ms[0], 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7));
+    ms[0] = maxnan(ms[0], ROTATE(ms[0], 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3));
+    ms[0] = maxnan(ms[0], ROTATE(ms[0], 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1));
+    ms[0] = maxnan(ms[0], ROTATE(ms[0], 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0));
+    bm = ms[0][0];
     for (; i < n; i++) {
         float x = get_f(p, i, f16);
         bm = (x > bm || x != x) ? x : bm;

@@ -31,7 +31,86 @@ import opendml as dml
 from opendml import functional as F
 
 T = dml.TensorDataType
-OPS = ("hard_sigmoid", "if", "argmax", "hardmax", "log_softmax")
+DTYPES = {"float32": (np.float32, T.FLOAT32), "float16": (np.float16, T.FLOAT16)}
+
+
+@dataclass(frozen=True)
+class ElementWise:
+    """An element-wise member of issues 10 and 11: ``desc(x_desc, b_desc) -> descriptor`` over the inputs ``x``
+    (standard normal) and, for binary members, ``b``; ``extra`` are further inputs bound as buffers (a broadcast
+    scale); ``numpy(inputs, out)`` the NumPy one-liner; ``onnx`` the operator with its constant inputs
+    (name -> value) and opset; ``out`` the output dtype (default: the input's)."""
+
+    desc: object
+    numpy: object
+    onnx: str
+    binary: bool = False
+    constants: dict = field(default_factory=dict)
+    opset: int = 17
+    out: object = None
+    extra: tuple = ()
+
+
+def _unary(cls, **fields):
+    return lambda x, b, out: cls(input_tensor=x, output_tensor=out, **fields)
+
+
+def _binary(cls):
+    return lambda a, b, out: cls(a_tensor=a, b_tensor=b, output_tensor=out)
+
+
+def _quantize(x, b, out):
+    broadcast = {"strides": (0,) * len(x.sizes)}
+    return dml.ElementWiseQuantizeLinearOperatorDesc(
+        input_tensor=x, scale_tensor=dml.BufferTensorDesc(x.data_type, x.sizes, **broadcast),
+        zero_point_tensor=dml.BufferTensorDesc(T.UINT8, x.sizes, **broadcast), output_tensor=out,
+    )  # fmt: skip
+
+
+def _np_quantize(inputs, out):
+    np.copyto(out, np.clip(np.rint(inputs[0] / inputs[0].dtype.type(0.05)) + 128, 0, 255), casting="unsafe")
+
+
+ELEMENTWISE = {
+    "relu": ElementWise(_unary(dml.ActivationReluOperatorDesc), lambda i, o: np.maximum(i[0], 0, out=o), "Relu"),
+    "sigmoid": ElementWise(
+        _unary(dml.ActivationSigmoidOperatorDesc), lambda i, o: np.divide(1, 1 + np.exp(-i[0]), out=o), "Sigmoid"
+    ),
+    "tanh": ElementWise(_unary(dml.ActivationTanhOperatorDesc), lambda i, o: np.tanh(i[0], out=o), "Tanh"),
+    "gelu": ElementWise(
+        _unary(dml.ActivationGeluOperatorDesc),
+        lambda i, o: np.multiply(i[0], 0.5 * (1 + np.tanh(i[0])), out=o),
+        "Gelu",
+        opset=20,
+    ),  # (numpy has no erf: a tanh stand-in of the same cost class)
+    "add": ElementWise(_binary(dml.ElementWiseAddOperatorDesc), lambda i, o: np.add(*i, out=o), "Add", binary=True),
+    "multiply": ElementWise(
+        _binary(dml.ElementWiseMultiplyOperatorDesc), lambda i, o: np.multiply(*i, out=o), "Mul", binary=True
+    ),
+    "clip": ElementWise(
+        _unary(dml.ElementWiseClipOperatorDesc, min=-1.0, max=1.0),
+        lambda i, o: np.clip(i[0], -1, 1, out=o),
+        "Clip",
+        constants={"min": -1.0, "max": 1.0},
+    ),
+    "exp": ElementWise(_unary(dml.ElementWiseExpOperatorDesc), lambda i, o: np.exp(i[0], out=o), "Exp"),
+    "quantize_linear": ElementWise(
+        _quantize,
+        _np_quantize,
+        "QuantizeLinear",
+        constants={"scale": 0.05, "zero_point": np.uint8(128)},
+        out=np.uint8,
+        extra=(0.05, np.uint8(128)),
+    ),
+    "less_than": ElementWise(
+        _binary(dml.ElementWiseLogicalLessThanOperatorDesc),
+        lambda i, o: np.less(*i, out=o.view(np.bool_)),
+        "Less",
+        binary=True,
+        out=np.uint8,
+    ),
+}
+OPS = ("hard_sigmoid", "if", "argmax", "hardmax", "log_softmax", *ELEMENTWISE)
 ONNX = {
     "hard_sigmoid": "HardSigmoid",
     "if": "Where",
@@ -39,7 +118,7 @@ ONNX = {
     "hardmax": "Hardmax",
     "log_softmax": "LogSoftmax",
 }
-DTYPES = {"float32": (np.float32, T.FLOAT32), "float16": (np.float16, T.FLOAT16)}
+ONNX.update({op: member.onnx for op, member in ELEMENTWISE.items()})
 
 
 def cpu_name() -> str:
@@ -71,6 +150,19 @@ def make_case(op, dtype_name, shape, axes, rng) -> Case:
     x = rng.standard_normal(shape).astype(dtype)
     desc_x = dml.BufferTensorDesc.like(x)
     device = dml.Device()
+    if op in ELEMENTWISE:
+        member = ELEMENTWISE[op]
+        inputs = [x, rng.standard_normal(shape).astype(dtype)] if member.binary else [x]
+        out = np.empty(shape, member.out or dtype)
+        desc = member.desc(desc_x, desc_x, dml.BufferTensorDesc.like(out))
+        # (a broadcast tensor still takes TotalTensorSizeInBytes, at least 4 bytes)
+        extra = [np.asarray(v, dtype if isinstance(v, float) else None) for v in member.extra]  # float: x's type
+        bound = [*inputs, *(dml.BufferBinding(np.full(4 // v.itemsize or 1, v)) for v in extra)]
+        compiled = device.compile_operator(device.create_operator(desc))
+        case = Case(op, dtype_name, shape, axes, inputs, out, sum(a.nbytes for a in inputs), out.nbytes)
+        case.contenders["opendml"] = lambda: compiled.execute(bound, [out])
+        case.contenders["numpy"] = lambda: member.numpy(inputs, out)
+        return case
     if op == "hard_sigmoid":
         inputs, out = [x], np.empty_like(x)
         desc = dml.ActivationHardSigmoidOperatorDesc(input_tensor=desc_x, output_tensor=desc_x, alpha=0.2, beta=0.5)
@@ -146,7 +238,20 @@ def add_onnxruntime(case: Case, threads: int):
     shape, axes = list(case.shape), case.axes
     nodes, inits = [], []
     x_name = "x"
-    if case.op == "if":
+    opset, out_elem = 17, TensorProto.INT64 if case.op == "argmax" else elem
+    if case.op in ELEMENTWISE:
+        member = ELEMENTWISE[case.op]
+        names = ["x", "b"][: len(case.inputs)]
+        inputs = [helper.make_tensor_value_info(n, elem, shape) for n in names]
+        feeds = dict(zip(names, case.inputs))
+        for name, value in member.constants.items():
+            kind = TensorProto.UINT8 if isinstance(value, np.uint8) else elem
+            inits.append(helper.make_tensor(name, kind, [], [value]))
+        nodes.append(helper.make_node(member.onnx, [*names, *member.constants], ["y"]))
+        opset = member.opset
+        if member.out is not None:  # QuantizeLinear's UINT8, Less's BOOL
+            out_elem = TensorProto.UINT8 if case.op == "quantize_linear" else TensorProto.BOOL
+    elif case.op == "if":
         inputs = [
             helper.make_tensor_value_info("c", TensorProto.BOOL, shape),
             helper.make_tensor_value_info("a", elem, shape),
@@ -173,12 +278,11 @@ def add_onnxruntime(case: Case, threads: int):
             out_shape = list(case.output.shape)
             inits.append(helper.make_tensor("o", TensorProto.INT64, [len(out_shape)], out_shape))
             nodes.append(helper.make_node("Reshape", ["yr", "o"], ["y"]))
-    out_elem = TensorProto.INT64 if case.op == "argmax" else elem
     graph = helper.make_graph(
         nodes, "g", inputs, [helper.make_tensor_value_info("y", out_elem, list(case.output.shape))], inits
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
-    model.ir_version = 8
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8 if opset <= 18 else 9
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1 if threads == 1 else 0
     options.log_severity_level = 3
@@ -187,7 +291,7 @@ def add_onnxruntime(case: Case, threads: int):
         binding = session.io_binding()
         for name, value in feeds.items():
             binding.bind_cpu_input(name, value)
-        out = case.output
+        out = case.output.view(np.bool_) if out_elem == TensorProto.BOOL else case.output
         binding.bind_output("y", "cpu", 0, out.dtype, out.shape, out.ctypes.data)
         session.run_with_iobinding(binding)
     except Exception:  # no CPU kernel for this dtype (onnxruntime has few float16 CPU kernels)
@@ -310,7 +414,9 @@ def main(argv=None) -> None:
     rng = np.random.default_rng(0)
     for shape in shapes:
         for op in args.ops:
-            axis_sets = [()] if op in ("hard_sigmoid", "if") else [(len(shape) - 1,), (len(shape) - 2, len(shape) - 1)]
+            axis_sets = [(len(shape) - 1,), (len(shape) - 2, len(shape) - 1)]
+            if op in ("hard_sigmoid", "if", *ELEMENTWISE):
+                axis_sets = [()]
             for dtype in args.dtypes:
                 for axes in axis_sets:
                     for threads in args.threads:

@@ -185,6 +185,8 @@ def prelu_reference(desc, inputs):
 
 
 EXACT, ONE_ULP = bits_equal, act.check_ulps(1)
+#: The compiled float32 SIGMOID and TANH (issue 10) are within 2 ulp (README, accuracy table); float16 within 1.
+COMPILED_ULPS = act.check_ulps(2, 1)
 
 register(
     unary(OT.ACTIVATION_ELU, ("Alpha",), act.elu, ONE_ULP, floats("alpha")),
@@ -204,7 +206,7 @@ register(
     unary(OT.ACTIVATION_RELU, (), act.relu, EXACT),
     unary(OT.ACTIVATION_SCALED_ELU, ("Alpha", "Gamma"), act.scaled_elu, ONE_ULP, floats("alpha", "gamma")),
     unary(OT.ACTIVATION_SCALED_TANH, ("Alpha", "Beta"), act.scaled_tanh, ONE_ULP, floats("alpha", "beta")),
-    unary(OT.ACTIVATION_SIGMOID, (), act.sigmoid, ONE_ULP),
+    unary(OT.ACTIVATION_SIGMOID, (), act.sigmoid, COMPILED_ULPS),
     unary(
         OT.ACTIVATION_SOFTPLUS,
         ("Steepness",),
@@ -213,7 +215,7 @@ register(
         floats("steepness", low=1, high=4, zero=False),
     ),
     unary(OT.ACTIVATION_SOFTSIGN, (), act.softsign, ONE_ULP),
-    unary(OT.ACTIVATION_TANH, (), math.tanh, ONE_ULP),
+    unary(OT.ACTIVATION_TANH, (), math.tanh, COMPILED_ULPS),
     unary(OT.ACTIVATION_THRESHOLDED_RELU, ("Alpha",), act.thresholded_relu, EXACT, floats("alpha")),
     Case(
         OT.ACTIVATION_SHRINK,

@@ -124,14 +124,16 @@ def _ordered(array: np.ndarray) -> np.ndarray:
     return np.where(bits & sign, -(bits & (sign - 1)), bits)
 
 
-def within_ulps(ulps: int):
-    """The check of a computed member: NaN exactly where the reference is NaN, elsewhere within ``ulps`` units
-    in the last place of the reference rounded to the output type (0: the same value, bit for bit)."""
+def within_ulps(bound: int | tuple[int, int]):
+    """The check of a computed member: NaN exactly where the reference is NaN, elsewhere within ``bound`` units
+    in the last place of the reference rounded to the output type (0: the same value, bit for bit); a pair is
+    (float32, float16) bounds."""
 
     def check(got, expected, desc, inputs) -> None:
         if got.dtype.kind != "f":
             np.testing.assert_array_equal(got, expected.astype(got.dtype))
             return
+        ulps = bound if isinstance(bound, int) else bound[got.dtype == np.float16]
         with np.errstate(over="ignore"):
             rounded = expected.astype(got.dtype)
         nan = np.isnan(rounded)
@@ -312,7 +314,9 @@ ARITHMETIC_CASES = (
           params=lambda rank, rng: {**scale_bias_params(rank, rng), **union_bounds(rng, "OutputTensor")}, examples=(
         Example("Min > Max gives Min", (i32([-5, 0, 5]),), (i32([1, 1, 1]),),
                 {"min_max_data_type": T.INT32, "min": 1, "max": -1}),)),
-    *(unary(getattr(OT, f"ELEMENT_WISE_{name}"), simple(ew.TRANSCENDENTAL[name]), ulps=1, values=values)
+    # The compiled float32 EXP (issue 11) is within 2 ulp (README, accuracy table); float16 within 1.
+    *(unary(getattr(OT, f"ELEMENT_WISE_{name}"), simple(ew.TRANSCENDENTAL[name]), ulps=(2, 1) if name == "EXP" else 1,
+            values=values)
       for name, values in {
           "EXP": None, "LOG": domain(-0.5, 30), "SIN": domain(-10, 10), "COS": domain(-10, 10), "TAN": None,
           "ASIN": domain(-1.1, 1.1), "ACOS": domain(-1.1, 1.1), "ATAN": domain(-20, 20), "SINH": None,

@@ -198,12 +198,331 @@ IF_LOOP(uint16_t)
 IF_LOOP(uint32_t)
 IF_LOOP(uint64_t)
 
+/* ---------------- issues 10 and 11: arithmetic, comparison, quantization and activations ----------------
+ * Exact members (ADD, SUBTRACT, MULTIPLY, LESS_THAN, CLIP, RELU, QUANTIZE_LINEAR) give the NumPy reference's
+ * bits: float16 goes through float32, where + - * / are correctly rounded and so round once more to the same
+ * half as NumPy; integers wrap (computed on unsigned lanes). The transcendental members (EXP, SIGMOID, TANH)
+ * are float32 approximations within 2 ulp (float16: 1 ulp after the final rounding); see exp_scaled. */
+
+/* Operand kinds: element size, lane vector type, and load/store/gather/scatter of 16 lanes. */
+#define Z_f32 4
+#define Z_f16 2
+#define VT_f32 vf
+#define VT_f16 vf
+#define ld_f32 loadf
+#define st_f32 storef
+#define ld_f16 load_f16
+#define st_f16 store_f16
+#define ga_f16 gather_f16
+#define sc_f16(p, s, m, v) scatter_f16(p, s, m, v)
+ALWAYS vf ga_f32(const char *p, ptrdiff_t s, ptrdiff_t m) {
+    vf v = {0};
+    GATHER(float, v, p, s, m);
+    return v;
+}
+ALWAYS void sc_f32(char *p, ptrdiff_t s, ptrdiff_t m, vf v) { SCATTER(float, v, p, s, m); }
+
+#define INT_KIND(K, T)                                                                                          \
+    typedef T VT_##K VEC(T);                                                                                    \
+    ALWAYS VT_##K ld_##K(const void *p) { VT_##K v; memcpy(&v, p, sizeof v); return v; }                        \
+    ALWAYS void st_##K(void *p, VT_##K v) { memcpy(p, &v, sizeof v); }                                          \
+    ALWAYS VT_##K ga_##K(const char *p, ptrdiff_t s, ptrdiff_t m) {                                             \
+        VT_##K v = {0};                                                                                         \
+        GATHER(T, v, p, s, m);                                                                                  \
+        return v;                                                                                               \
+    }                                                                                                           \
+    ALWAYS void sc_##K(char *p, ptrdiff_t s, ptrdiff_t m, VT_##K v) { SCATTER(T, v, p, s, m); }
+INT_KIND(u8, uint8_t)
+INT_KIND(u16, uint16_t)
+INT_KIND(u32, uint32_t)
+INT_KIND(u64, uint64_t)
+INT_KIND(i8, int8_t)
+INT_KIND(i16, int16_t)
+INT_KIND(i32, int32_t)
+INT_KIND(i64, int64_t)
+#define Z_u8 1
+#define Z_u16 2
+#define Z_u32 4
+#define Z_u64 8
+#define Z_i8 1
+#define Z_i16 2
+#define Z_i32 4
+#define Z_i64 8
+
+/* 1 where a mask lane is set, else 0, as bytes */
+#define MASK_U8(m) (__builtin_convertvector((m), VT_u8) & 1)
+
+/* A binary member: out (kind OK) = EXPR(a, b) of inputs of kind IK. The fast loop takes contiguous operands
+ * and inputs broadcast along the run (stride 0); anything else goes 16 lanes at a time through gathers. */
+#define BINARY_LOOP(NAME, IK, OK, EXPR)                                                                         \
+    static void NAME(ptrdiff_t n, char *const *p, const ptrdiff_t *s, const odml_params *prm) {                 \
+        (void)prm;                                                                                              \
+        ptrdiff_t i = 0;                                                                                        \
+        if (s[0] == Z_##OK && (s[1] == Z_##IK || !s[1]) && (s[2] == Z_##IK || !s[2])) {                         \
+            VT_##IK a0 = ga_##IK(p[1], 0, LANES), b0 = ga_##IK(p[2], 0, LANES);                                 \
+            for (; i + LANES <= n; i += LANES) {                                                                \
+                VT_##IK a = s[1] ? ld_##IK(p[1] + i * Z_##IK) : a0, b = s[2] ? ld_##IK(p[2] + i * Z_##IK) : b0; \
+                st_##OK(p[0] + i * Z_##OK, EXPR);                                                               \
+            }                                                                                                   \
+        }                                                                                                       \
+        for (; i < n; i += LANES) {                                                                             \
+            ptrdiff_t m = n - i < LANES ? n - i : LANES;                                                        \
+            VT_##IK a = ga_##IK(p[1] + i * s[1], s[1], m), b = ga_##IK(p[2] + i * s[2], s[2], m);               \
+            sc_##OK(p[0] + i * s[0], s[0], m, EXPR);                                                            \
+        }                                                                                                       \
+    }
+
+/* Kinds of each member: floats, and integers as unsigned lanes (wrapping arithmetic, the same bits). */
+#define ARITH_KINDS(X, OPN, EXPR) X(OPN, f32, f32, EXPR) X(OPN, f16, f16, EXPR) X(OPN, u8, u8, EXPR)            \
+    X(OPN, u16, u16, EXPR) X(OPN, u32, u32, EXPR) X(OPN, u64, u64, EXPR)
+#define LESS_KINDS(X, OPN, EXPR) X(OPN, f32, u8, EXPR) X(OPN, f16, u8, EXPR) X(OPN, u8, u8, EXPR)               \
+    X(OPN, u16, u8, EXPR) X(OPN, u32, u8, EXPR) X(OPN, u64, u8, EXPR) X(OPN, i8, u8, EXPR)                      \
+    X(OPN, i16, u8, EXPR) X(OPN, i32, u8, EXPR) X(OPN, i64, u8, EXPR)
+#define BINARY_DEFINE(OPN, IK, OK, EXPR) BINARY_LOOP(OPN##_##IK, IK, OK, EXPR)
+ARITH_KINDS(BINARY_DEFINE, add, a + b)
+ARITH_KINDS(BINARY_DEFINE, subtract, a - b)
+ARITH_KINDS(BINARY_DEFINE, multiply, a * b)
+LESS_KINDS(BINARY_DEFINE, less, MASK_U8(a < b))
+
+/* The kind name of a dtype, for the pickers; signed integers take unsigned lanes where `as_unsigned`. */
+#define KIND_CASES(X, OPN, US)                                                                                  \
+    case ODML_F32: return X(OPN, f32);                                                                          \
+    case ODML_F16: return X(OPN, f16);                                                                          \
+    case ODML_U8: return X(OPN, u8);                                                                            \
+    case ODML_U16: return X(OPN, u16);                                                                          \
+    case ODML_U32: return X(OPN, u32);                                                                          \
+    case ODML_U64: return X(OPN, u64);                                                                          \
+    case ODML_I8: return X(OPN, US(i8, u8));                                                                    \
+    case ODML_I16: return X(OPN, US(i16, u16));                                                                 \
+    case ODML_I32: return X(OPN, US(i32, u32));                                                                 \
+    case ODML_I64: return X(OPN, US(i64, u64));
+#define FN_NAME_(OPN, K) OPN##_##K
+#define FN_NAME(OPN, K) FN_NAME_(OPN, K)
+#define SIGNED(i, u) i
+#define UNSIGNED(i, u) u
+
+/* ---- CLIP (no ScaleBias): min(Max, max(Min, x)) in float32 with IEEE maximum/minimum (NaN propagates; on
+ * equal values, +0 wins the maximum and -0 the minimum, as the reference's bit AND / OR). ---- */
+ALWAYS vf ieee_maxf(vf a, vf x) { /* a NaN: a's first, as np.maximum(a, x) */
+    vf r = selectf(x > a, x, a);
+    r = selectf(x == a, (vf)((vi)x & (vi)a), r);
+    return selectf(a != a, a, selectf(x != x, x, r));
+}
+ALWAYS vf ieee_minf(vf a, vf x) {
+    vf r = selectf(x < a, x, a);
+    r = selectf(x == a, (vf)((vi)x | (vi)a), r);
+    return selectf(a != a, a, selectf(x != x, x, r));
+}
+ALWAYS vf splat_bits(float f) { /* splatf(-0.0f) is +0.0 (0 + -0 = +0): copy the bits instead */
+    int32_t b;
+    memcpy(&b, &f, 4);
+    return (vf)splati(b);
+}
+static inline vf op_clip(vf x, const odml_params *p) {
+    return ieee_minf(splat_bits(p->f[1]), ieee_maxf(splat_bits(p->f[0]), x));
+}
+
+/* RELU: max(0, x), then + 0 so that -0.0 becomes +0.0 and a NaN is quieted, as the reference's np.maximum and
+ * `out += 0`. */
+static inline vf op_relu(vf x, const odml_params *p) {
+    (void)p;
+    return selectf(x < 0.0f, splatf(0.0f), x) + 0.0f;
+}
+
+/* About 1/d to 12 (AVX2) or 14 (AVX-512) bits, for Newton steps and small corrections: a division costs as much
+ * as the rest of a SIGMOID on these machines. Baseline: the division itself. */
+ALWAYS vf rcp_approx(vf d) {
+#if defined(__AVX512F__)
+    return (vf)_mm512_rcp14_ps((__m512)d);
+#elif defined(__AVX2__)
+    __m256 lo, hi;
+    memcpy(&lo, &d, 32), memcpy(&hi, (char *)&d + 32, 32);
+    lo = _mm256_rcp_ps(lo), hi = _mm256_rcp_ps(hi);
+    vf r;
+    memcpy(&r, &lo, 32), memcpy((char *)&r + 32, &hi, 32);
+    return r;
+#else
+    return 1.0f / d;
+#endif
+}
+
+/* 1/d to about 1 ulp: Newton steps from rcp_approx (one from 14 bits, two from 12). */
+ALWAYS vf rcp_f32(vf d) {
+    vf r = rcp_approx(d);
+#if !defined(__AVX512F__)
+    r = fmadd(r, fmadd(-d, r, splatf(1.0f)), r);
+#endif
+    return fmadd(r, fmadd(-d, r, splatf(1.0f)), r);
+}
+
+/* num / d to about half an ulp: a Newton reciprocal and Markstein's correction, whose residual needs an FMA;
+ * without one (the baseline), the division. */
+ALWAYS vf div_f32(vf num, vf d, vf *r) {
+    *r = rcp_f32(d);
+#if defined(__FMA__) || defined(__AVX512F__)
+    vf y = num * *r;
+    return fmadd(fmadd(-y, d, num), *r, y);
+#else
+    return num / d;
+#endif
+}
+
+/* c * exp(v) rounded once (also where the result is subnormal), for any v (NaN excepted: callers select):
+ * simd.h's exp_parts_in (v = n*ln2 + r, exp(r) = 1 + r + q) with 2^n applied as 2^(n/2) * 2^(n - n/2), so that
+ * only the last product rounds: about 1 ulp. */
+ALWAYS vf exp_scaled(vf v, vf c) {
+    v = selectf(v > 89.0f, splatf(89.0f), v); /* exp(89) overflows, exp(-104) rounds to 0 */
+    v = selectf(v < -104.0f, splatf(-104.0f), v);
+    vf unused, r, q; /* (its one-step 2^n leaves float's range here) */
+    exp_parts_in(v, &unused, &r, &q, 0);
+    vf biased = fmadd(v, splatf(1.44269504088896341f), splatf(12582912.0f)); /* n, as exp_parts_in rounds it */
+    vi ni = (vi)biased - (vi)splatf(12582912.0f), n1 = ni >> 1, n2 = ni - n1;
+    return (c * ((q + r) + 1.0f)) * (vf)((n1 + 127) << 23) * (vf)((n2 + 127) << 23);
+}
+
+/* EXP: NaN keeps its payload (quieted), as np.exp in float64 does. */
+static inline vf op_exp(vf x, const odml_params *p) {
+    (void)p;
+    return selectf(x != x, x + x, exp_scaled(x, splatf(1.0f)));
+}
+
+/* SIGMOID from t = exp(-|x|) in (0, 1]: 1 / (1 + t) for x >= 0, t / (1 + t) below (no overflow, and exp(x)'s
+ * subnormals for x < -87), the sum's rounding corrected; NaN gives the default quiet NaN, as the activations' reference does. */
+static inline vf op_sigmoid(vf x, const odml_params *p) {
+    (void)p;
+    vf ax = (vf)((vi)x & 0x7fffffff), t = exp_scaled(-ax, splatf(1.0f)), d = 1.0f + t, dl = t - (d - 1.0f);
+    vf r, y = div_f32(selectf(x >= 0.0f, splatf(1.0f), t), d, &r);
+    y = fmadd(-y, dl * r, y);           /* 1 + t = d + dl exactly (Fast2Sum): y / (1 + dl/d), d's rounding undone */
+    return selectf(x != x, splatf(NAN), y);
+}
+
+/* TANH: an odd polynomial below 0.625 (least-squares fit, 0.2 ulp), else 1 - 2t / (1 + t) with t = exp(-2|x|)
+ * (the quotient is at most 0.45, so the subtraction loses nothing); the sign copied back (-0.0 stays). */
+static inline vf op_tanh(vf x, const odml_params *p) {
+    (void)p;
+    vi sign = (vi)x & (int32_t)0x80000000;
+    vf ax = (vf)((vi)x ^ sign), z = x * x;
+    vf q = fmadd(splatf(0.002148957457393408f), z, splatf(-0.00818463321775198f));
+    q = fmadd(q, z, splatf(0.021703990176320076f));
+    q = fmadd(q, z, splatf(-0.05394745245575905f));
+    q = fmadd(q, z, splatf(0.13333211839199066f));
+    q = fmadd(q, z, splatf(-0.3333333134651184f));
+    vf small = (vf)((vi)fmadd(q * z, ax, ax) | sign); /* (on ax, then the sign: tanh(-0.0) is -0.0) */
+    vf t = exp_scaled(-2.0f * ax, splatf(1.0f));
+    vf r, large = (vf)((vi)(1.0f - div_f32(t + t, 1.0f + t, &r)) | sign);
+    return selectf(x != x, splatf(NAN), selectf(ax < 0.625f, small, large));
+}
+
+/* GELU: x * Phi(x) with h = Phi(-|x|) = 0.5 * erfc(|x| / sqrt(2)) = exp(-x^2 / 2) * g(|x|), in double: g is
+ * 0.5 * erfcx(|x| / sqrt(2)), a Chebyshev series (Clenshaw) in t = (|x| - 4) / (|x| + 4) (the reference's change of
+ * variable; 1e-10 relative, interpolated from the reference's erfcx), so that x * h (x < 0, down to the
+ * subnormals) and x - x * h (x >= 0, no cancellation: h <= 1/2) round once to float32: within 1 ulp. Beyond
+ * |x| = 14.5 the result is x or -0.0 (|gelu| < 2^-150); NaN gives the default NaN, -0.0 stays -0.0. */
+typedef int64_t vl VEC(int64_t);
+ALWAYS vd seld(vl m, vd a, vd b) { return (vd)(((vl)a & m) | ((vl)b & ~m)); }
+
+ALWAYS vd exp_d(vd v) { /* -745 < v <= 0: Cody-Waite with fdlibm's two-part ln2, degree-11 Taylor, 2^n by bits */
+    const double MAGIC = 6755399441055744.0; /* 1.5 * 2^52 */
+    vd biased = v * 1.4426950408889634 + MAGIC, n = biased - MAGIC;
+    vd r = (v - n * 6.93147180369123816490e-01) - n * 1.90821492927058770002e-10;
+    vd e = (vd){0} + 1.0 / 39916800;
+    static const double inv[] = {1.0 / 3628800, 1.0 / 362880, 1.0 / 40320, 1.0 / 5040, 1.0 / 720, 1.0 / 120,
+                                 1.0 / 24, 1.0 / 6, 0.5, 1.0, 1.0};
+    for (int k = 0; k < 11; k++) e = e * r + inv[k];
+    return e * (vd)(((vl)biased - (vl)((vd){0} + MAGIC) + 1023) << 52);
+}
+
+static inline vf op_gelu(vf x, const odml_params *p) {
+    (void)p;
+    static const double c[] = {0.1682882016232327, -0.22915709990540906, 0.07778835509065733,
+        -0.020384686418274015, 0.003918137045457986, -0.0004666606283378416, 6.287520132066659e-06,
+        8.583985799169233e-06, -1.0167576109481464e-06, -1.3975267490490968e-07, 3.6692809121142975e-08,
+        2.804162900262493e-09, -1.258479861871812e-09, -8.923367045277075e-11, 4.703236463482474e-11};
+    vf ax = (vf)((vi)x & 0x7fffffff);
+    vi neg = (vi)x < 0, big = ax > 14.5f;
+    vd xd = __builtin_convertvector(x, vd), a = __builtin_convertvector(selectf(big, splatf(14.5f), ax), vd);
+    vd d = a + 4.0, r = __builtin_convertvector(rcp_approx(__builtin_convertvector(d, vf)), vd);
+    r = r + r * (1.0 - d * r), r = r + r * (1.0 - d * r); /* Newton: 12 or 14 bits -> 48 or more, no division */
+    vd t = (a - 4.0) * r, t2 = t + t, b1 = {0}, b2 = {0};
+    for (int k = 14; k >= 1; k--) {
+        vd b0 = t2 * b1 - b2 + c[k];
+        b2 = b1, b1 = b0;
+    }
+    vd h = exp_d(-0.5 * (a * a)) * (t * b1 - b2 + c[0]), xh = xd * h;
+    vl negl = __builtin_convertvector(neg, vl);
+    vf y = __builtin_convertvector(seld(negl, xh, xd - xh), vf);
+    y = selectf(big, selectf(neg, splat_bits(-0.0f), x), y);
+    return selectf(x != x, splatf(NAN), y);
+}
+
+#define UNARY_FLOAT_OPS_EW(X) X(CLIP, op_clip) X(RELU, op_relu) X(EXP, op_exp) X(SIGMOID, op_sigmoid) X(TANH, op_tanh) \
+    X(GELU, op_gelu)
+UNARY_FLOAT_OPS_EW(UNARY_DEFINE)
+
+/* ---- QUANTIZE_LINEAR: out = saturate(rint(x / scale) + zero_point), NaN -> the type's minimum. Operands: out
+ * (u8 or i8), x and scale (f32 or f16, as float32), zero point (the output's type). ---- */
+ALWAYS vf rint_even(vf q) { /* ties to even by the default rounding of |q| + 2^23; |q| >= 2^23 is integral */
+    vf a = (vf)((vi)q & 0x7fffffff), r = (a + 8388608.0f) - 8388608.0f;
+    r = (vf)((vi)r | ((vi)q & (int32_t)0x80000000));
+    return selectf(a < 8388608.0f, r, q);
+}
+
+#define QUANTIZE_LOOP(XK, SK, OK, LO, HI)                                                                       \
+    static void quantize_##XK##_##SK##_##OK(ptrdiff_t n, char *const *p, const ptrdiff_t *s,                    \
+                                             const odml_params *prm) {                                          \
+        (void)prm;                                                                                              \
+        vf sc0 = ga_##SK(p[2], 0, LANES);                                                                       \
+        VT_##OK zp0 = ga_##OK(p[3], 0, LANES);                                                                  \
+        for (ptrdiff_t i = 0; i < n; i += LANES) {                                                              \
+            ptrdiff_t m = n - i < LANES ? n - i : LANES;                                                        \
+            int dense = m == LANES && s[0] == 1 && s[1] == Z_##XK;                                              \
+            vf x = dense ? ld_##XK(p[1] + i * Z_##XK) : ga_##XK(p[1] + i * s[1], s[1], m);                      \
+            vf sc = !s[2] ? sc0 : s[2] == Z_##SK && m == LANES ? ld_##SK(p[2] + i * Z_##SK)                     \
+                                                              : ga_##SK(p[2] + i * s[2], s[2], m);              \
+            VT_##OK zp = !s[3] ? zp0 : s[3] == 1 && m == LANES ? ld_##OK(p[3] + i) : ga_##OK(p[3] + i * s[3], s[3], m); \
+            vf q = rint_even(x / sc);                                                                           \
+            q = selectf(q > 1024.0f, splatf(1024.0f), q); /* far beyond the 8-bit range: saturates anyway */    \
+            q = selectf(q < -1024.0f, splatf(-1024.0f), q);                                                     \
+            vi t = __builtin_convertvector(selectf(q != q, splatf(-1024.0f), q), vi) +                          \
+                   __builtin_convertvector(zp, vi);                                                             \
+            t = (vi)selectf(t < LO, (vf)splati(LO), (vf)t);                                                     \
+            t = (vi)selectf(t > HI, (vf)splati(HI), (vf)t);                                                     \
+            VT_##OK r = __builtin_convertvector(t, VT_##OK);                                                    \
+            if (dense) st_##OK(p[0] + i, r); else sc_##OK(p[0] + i * s[0], s[0], m, r);                        \
+        }                                                                                                       \
+    }
+#define QUANTIZE_OUTS(XK, SK) QUANTIZE_LOOP(XK, SK, u8, 0, 255) QUANTIZE_LOOP(XK, SK, i8, -128, 127)
+QUANTIZE_OUTS(f32, f32)
+QUANTIZE_OUTS(f32, f16)
+QUANTIZE_OUTS(f16, f32)
+QUANTIZE_OUTS(f16, f16)
+
+/* The pickers of this block: by operator and the operands' dtypes (module.c has checked they are valid). */
+#define FLOAT_KIND(k) ((k) == ODML_F32 ? 0 : (k) == ODML_F16 ? 1 : -1)
+static ew_inner ew_pick_ew(int op, int nin, const odml_array *in, const odml_array *out) {
+    switch (op) {
+    case ODML_OP_ADD: switch (out->dtype) { KIND_CASES(FN_NAME, add, UNSIGNED) } break;
+    case ODML_OP_SUBTRACT: switch (out->dtype) { KIND_CASES(FN_NAME, subtract, UNSIGNED) } break;
+    case ODML_OP_MULTIPLY: switch (out->dtype) { KIND_CASES(FN_NAME, multiply, UNSIGNED) } break;
+    case ODML_OP_LESS_THAN: switch (in[0].dtype) { KIND_CASES(FN_NAME, less, SIGNED) } break;
+    case ODML_OP_QUANTIZE_LINEAR: {
+        static const ew_inner table[2][2][2] = {
+            {{quantize_f32_f32_u8, quantize_f32_f32_i8}, {quantize_f32_f16_u8, quantize_f32_f16_i8}},
+            {{quantize_f16_f32_u8, quantize_f16_f32_i8}, {quantize_f16_f16_u8, quantize_f16_f16_i8}}};
+        int xk = FLOAT_KIND(in[0].dtype), sk = FLOAT_KIND(in[1].dtype), ok = out->dtype == ODML_I8;
+        return nin == 3 && xk >= 0 && sk >= 0 ? table[xk][sk][ok] : NULL;
+    }
+    }
+    return NULL;
+}
+
 static ew_inner ew_pick(int op, const odml_array *out) {
     switch (op) {
 #define UNARY_CASE(ID, OP)                                                                                      \
     case ODML_OP_##ID:                                                                                          \
         return out->dtype == ODML_F32 ? OP##_f32 : out->dtype == ODML_F16 ? OP##_f16 : NULL;
         UNARY_FLOAT_OPS(UNARY_CASE)
+        UNARY_FLOAT_OPS_EW(UNARY_CASE)
     case ODML_OP_IF:
         switch (out->itemsize) {
         case 1: return if_uint8_t;
@@ -217,6 +536,7 @@ static ew_inner ew_pick(int op, const odml_array *out) {
 
 static int elementwise(int op, int nin, const odml_array *in, const odml_array *out, const odml_params *prm) {
     ew_inner fn = ew_pick(op, out);
+    if (!fn) fn = ew_pick_ew(op, nin, in, out); /* issues 10 and 11: pickers by the inputs' dtypes too */
     if (!fn || nin + 1 > EW_MAXOP) return -1;
     const odml_array *ops[EW_MAXOP] = {out};
     for (int k = 0; k < nin; k++) ops[k + 1] = &in[k];

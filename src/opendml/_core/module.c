@@ -184,6 +184,28 @@ static PyObject *py_elementwise(PyObject *self, PyObject *args) {
     case ODML_OP_IF:
         ok = nin == 3 && in[0].dtype == ODML_U8 && in[1].dtype == out.dtype && in[2].dtype == out.dtype;
         break;
+    /* issues 10 and 11 */
+    case ODML_OP_ADD:
+    case ODML_OP_SUBTRACT:
+    case ODML_OP_MULTIPLY:
+        ok = nin == 2 && in[0].dtype == out.dtype && in[1].dtype == out.dtype && out.dtype != ODML_F64;
+        break;
+    case ODML_OP_LESS_THAN:
+        ok = nin == 2 && in[0].dtype == in[1].dtype && in[0].dtype != ODML_F64 && out.dtype == ODML_U8;
+        break;
+    case ODML_OP_CLIP:
+    case ODML_OP_RELU:
+    case ODML_OP_EXP:
+    case ODML_OP_SIGMOID:
+    case ODML_OP_TANH:
+    case ODML_OP_GELU:
+        ok = nin == 1 && in[0].dtype == out.dtype && (out.dtype == ODML_F32 || out.dtype == ODML_F16);
+        break;
+    case ODML_OP_QUANTIZE_LINEAR:
+        ok = nin == 3 && (in[0].dtype == ODML_F32 || in[0].dtype == ODML_F16) &&
+             (in[1].dtype == ODML_F32 || in[1].dtype == ODML_F16) && in[2].dtype == out.dtype &&
+             (out.dtype == ODML_U8 || out.dtype == ODML_I8);
+        break;
     }
     if (!ok) FAIL("elementwise: operator %d does not take these operands", op);
     odml_params prm = {.f = {f0, f1}, .nthreads = threads_for(bytes)};

@@ -6,4 +6,4 @@ writable outputs) before a pointer reaches a kernel.
 """
 
 from ... import _core  # noqa: F401 (ImportError here means: no compiled backend)
-from . import elementwise, reduction  # noqa: F401 (importing registers the kernels)
+from . import arithmetic, elementwise, reduction  # noqa: F401 (importing registers the kernels)

@@ -439,3 +439,26 @@ def test_native_entry_points_refuse_what_kernels_cannot_take():
         native.reduce(native.OP_ARGMAX, np.zeros((1,) * 9, np.float32), np.zeros((1,) * 9, np.uint32), 1, 0)
     with pytest.raises(ValueError):
         native.elementwise(native.OP_HARD_SIGMOID, (x[:, ::-1],), x)
+
+
+@pytest.mark.parametrize("data_type", FLOATS)
+def test_argmax_and_hardmax_long_last_axis(isa, data_type):
+    """The one-contiguous-run float path (two passes): runs around the vector and chain widths, ties, -0.0,
+    NaNs, all -inf; the first (INCREASING) or last (DECREASING) maximum or NaN, as the reference picks."""
+    rng = np.random.default_rng(11)
+    dtype = NP[data_type]
+    for n in (1, 15, 16, 17, 63, 64, 65, 130, 512, 515):
+        x = rng.integers(-3, 4, (12, n)).astype(dtype)
+        x[1] = -np.inf
+        x[2] = -0.0
+        x[2, n // 2] = 0.0
+        x[3:6][rng.random((3, n)) < 0.05] = np.nan
+        x[6, -1] = np.nan
+        x[7, 0] = np.nan
+        for direction in dml.AxisDirection:
+            got = functional.argmax(x, (1,), direction, device=COMPILED)
+            want = functional.argmax(x, (1,), direction, device=REFERENCE)
+            assert np.array_equal(got, want), (n, direction)
+        got = functional.activation_hardmax1(x, (1,), device=COMPILED)
+        want = functional.activation_hardmax1(x, (1,), device=REFERENCE)
+        assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), n

@@ -683,7 +683,7 @@ static void store_index(char *p, int dtype, uint32_t v) {
         });                                                                                                     \
         return id;                                                                                              \
     }                                                                                                           \
-    static void NAME##_argmax_c(const char *in, char *out, const rdims *R, const rctx *c) {                     \
+    __attribute__((unused)) static void NAME##_argmax_c(const char *in, char *out, const rdims *R, const rctx *c) {\
         store_index(out, c->out_dtype, NAME##_argmax_contig(in, R, c->last));                                   \
     }                                                                                                           \
     static void NAME##_argmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R, \
@@ -703,6 +703,105 @@ ARGMAX_T(u8, uint8_t, uint8_t, I, LOAD_MEM, SAME)
 ARGMAX_T(u16, uint16_t, uint16_t, I, LOAD_MEM, SAME)
 ARGMAX_T(u32, uint32_t, uint32_t, I, LOAD_MEM, SAME)
 ARGMAX_T(u64, uint64_t, uint64_t, I, LOAD_MEM, SAME)
+
+/* max with NaN winning */
+ALWAYS vf maxnan(vf m, vf x) { return selectf((x > m) | (x != x), x, m); }
+
+/* ---- float ARGMAX over one contiguous run (the usual last-axis case): two light passes instead of one
+ * index-tracking pass. Pass 1 finds the best value (NaN above every number); pass 2 returns the first (or, for
+ * DECREASING, the last) element tied with it, scanning from that end and stopping at the hit. The run is
+ * re-read from L1. Same result as the one-pass form: the first/last maximum, or the first/last NaN. ---- */
+ALWAYS unsigned lane_mask(vi m) { /* bit l set where lane l of m is true */
+#if defined(__AVX512F__)
+    return _mm512_cmpneq_epi32_mask((__m512i)m, _mm512_setzero_si512());
+#elif defined(__AVX2__)
+    __m256 lo, hi;
+    memcpy(&lo, &m, 32);
+    memcpy(&hi, (char *)&m + 32, 32);
+    return (unsigned)_mm256_movemask_ps(lo) | (unsigned)_mm256_movemask_ps(hi) << 8;
+#else
+    unsigned b = 0;
+    for (int l = 0; l < LANES; l++) b |= (unsigned)(m[l] != 0) << l;
+    return b;
+#endif
+}
+
+ALWAYS float get_f(const char *p, ptrdiff_t i, int f16) {
+    if (f16) { uint16_t h; memcpy(&h, p + 2 * i, 2); return f16_to_f32(h); }
+    float f;
+    memcpy(&f, p + 4 * i, 4);
+    return f;
+}
+
+ALWAYS vf load_run(const char *p, ptrdiff_t i, int f16) { return f16 ? load_f16(p + 2 * i) : loadf(p + 4 * i); }
+
+#define PREFETCH_AHEAD 2048
+#if defined(__clang__)
+#define ROTATE(v, ...) __builtin_shufflevector(v, v, __VA_ARGS__)
+#else
+#define ROTATE(v, ...) __builtin_shuffle(v, (vi){__VA_ARGS__})
+#endif
+ALWAYS uint32_t argmax_run_f(const char *p, ptrdiff_t n, const int f16, int last) {
+    vf ms[CHAINS];
+    float bm = get_f(p, 0, f16);
+    for (int k = 0; k < CHAINS; k++) ms[k] = splatf(bm);
+    ptrdiff_t i = 0;
+    for (; i + CHAINS * LANES <= n; i += CHAINS * LANES) {
+        /* the next groups follow in memory: fetch ahead (the hardware prefetcher restarts per 4 KiB page) */
+        for (int k = 0; k < (f16 ? 2 : 4); k++) __builtin_prefetch(p + (f16 ? 2 : 4) * i + PREFETCH_AHEAD + 64 * k);
+        for (int k = 0; k < CHAINS; k++) ms[k] = maxnan(ms[k], load_run(p, i + k * LANES, f16));
+    }
+    for (; i + LANES <= n; i += LANES) ms[0] = maxnan(ms[0], load_run(p, i, f16));
+    for (int k = 1; k < CHAINS; k++) ms[0] = maxnan(ms[0], ms[k]);
+    /* horizontal: rotate by 8, 4, 2, 1 lanes (every lane ends with the maximum; no branches) */
+    ms[0] = maxnan(ms[0], ROTATE(ms[0], 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7));
+    ms[0] = maxnan(ms[0], ROTATE(ms[0], 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3));
+    ms[0] = maxnan(ms[0], ROTATE(ms[0], 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1));
+    ms[0] = maxnan(ms[0], ROTATE(ms[0], 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0));
+    bm = ms[0][0];
+    for (; i < n; i++) {
+        float x = get_f(p, i, f16);
+        bm = (x > bm || x != x) ? x : bm;
+    }
+    vf vb = splatf(bm);
+    int nan = bm != bm;
+#define TIES(x) (nan ? (x) != (x) : (x) == vb)
+    ptrdiff_t full = n / LANES * LANES;
+    if (!last) {
+        for (i = 0; i < full; i += LANES) {
+            vf x = load_run(p, i, f16);
+            unsigned b = lane_mask(TIES(x));
+            if (b) return (uint32_t)(i + __builtin_ctz(b));
+        }
+        for (; i < n; i++) {
+            float x = get_f(p, i, f16);
+            if (nan ? x != x : x == bm) break;
+        }
+        return (uint32_t)i;
+    }
+    for (i = n - 1; i >= full; i--) {
+        float x = get_f(p, i, f16);
+        if (nan ? x != x : x == bm) return (uint32_t)i;
+    }
+    for (i = full - LANES; i >= 0; i -= LANES) {
+        vf x = load_run(p, i, f16);
+        unsigned b = lane_mask(TIES(x));
+        if (b) return (uint32_t)(i + 31 - __builtin_clz(b));
+    }
+#undef TIES
+    return 0; /* not reached: the best value is one of the elements */
+}
+
+/* The first/last maximum of a float group: one contiguous run takes the two-pass form. */
+static uint32_t argmax_f(const char *in, const rdims *R, int f16, int last) {
+    if (R->nd == 1 && R->si[0] == (f16 ? 2 : 4))
+        return f16 ? argmax_run_f(in, R->n[0], 1, last) : argmax_run_f(in, R->n[0], 0, last);
+    return f16 ? f16_argmax_contig(in, R, last) : f32_argmax_contig(in, R, last);
+}
+
+static void argmax_f_c(const char *in, char *out, const rdims *R, const rctx *c) {
+    store_index(out, c->out_dtype, argmax_f(in, R, c->in_dtype == ODML_F16, c->last));
+}
 
 /* ---- float lanes for HARDMAX and LOG_SOFTMAX (f32 or f16 storage, f32 compute) ---- */
 ALWAYS vf lanes_f(const char *p, ptrdiff_t s, ptrdiff_t nl, int f16, float pad) {
@@ -730,7 +829,14 @@ ALWAYS void put_lanes_f(char *p, ptrdiff_t s, ptrdiff_t nl, int f16, vf v) {
 /* ---- HARDMAX: the first maximum's index (ARGMAX INCREASING), then 1 there and 0 elsewhere ---- */
 static void hardmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
     int f16 = c->in_dtype == ODML_F16;
-    uint32_t at = f16 ? f16_argmax_contig(in, R, 0) : f32_argmax_contig(in, R, 0);
+    uint32_t at = argmax_f(in, R, f16, 0);
+    if (R->nd == 1 && R->so[0] == c->osize) { /* one contiguous run: zeros, then the one */
+        const uint16_t one16 = 0x3c00;
+        const float one32 = 1.0f;
+        memset(out, 0, (size_t)R->n[0] * (size_t)c->osize);
+        memcpy(out + (ptrdiff_t)at * c->osize, f16 ? (const void *)&one16 : (const void *)&one32, (size_t)c->osize);
+        return;
+    }
     FOR_RUNS(R, out, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->so[R->nd - 1];
         (void)pi;
@@ -830,8 +936,6 @@ ALWAYS void sum_pass_s(const char *in, ptrdiff_t lsi, int nl, const rdims *R, in
 
 #define ANY(v) ({ int a_ = 0; for (int l_ = 0; l_ < LANES; l_++) a_ |= (v)[l_] != 0; a_; })
 
-/* max with NaN winning */
-ALWAYS vf maxnan(vf m, vf x) { return selectf((x > m) | (x != x), x, m); }
 
 /* log(count + rest) as log(count) + log1p(rest / count); one libm call in the usual case of a single maximum. */
 static double log_sum(uint64_t count, double rest) {
@@ -1233,7 +1337,8 @@ static int red_pick(int op, int in_dtype, red_contig *c, red_strip *s) {
     if (op == ODML_OP_ARGMAX) {
         switch (in_dtype) {
 #define ARGMAX_CASE(NAME, DT) case DT: *c = NAME##_argmax_c; *s = NAME##_argmax_s; return 0;
-            ARGMAX_CASE(f32, ODML_F32) ARGMAX_CASE(f16, ODML_F16) ARGMAX_CASE(i8, ODML_I8)
+            case ODML_F32: case ODML_F16: *c = argmax_f_c; *s = in_dtype == ODML_F32 ? f32_argmax_s : f16_argmax_s; return 0;
+            ARGMAX_CASE(i8, ODML_I8)
             ARGMAX_CASE(i16, ODML_I16) ARGMAX_CASE(i32, ODML_I32) ARGMAX_CASE(i64, ODML_I64)
             ARGMAX_CASE(u8, ODML_U8) ARGMAX_CASE(u16, ODML_U16) ARGMAX_CASE(u32, ODML_U32)
             ARGMAX_CASE(u64, ODML_U64)

@@ -178,9 +178,7 @@ class CompiledOperator:
         for array, (dtype, shape) in zip(outputs, expected_out):
             if array is None:
                 array = empty_output(shape, dtype)
-            elif type(array) is not ndarray or array.dtype != dtype or array.shape != shape:
-                return None
-            elif not (array.flags.c_contiguous and array.flags.writeable):
+            elif type(array) is not ndarray or array.dtype != dtype or array.shape != shape or not (array.flags.c_contiguous and array.flags.writeable):
                 return None
             elif any(np.shares_memory(array, other) for other in (*inputs, *results)):
                 return None  # in place, or a hazard: the full path decides which

@@ -767,7 +767,7 @@ ALWAYS uint32_t argmax_run_f(const char *p, ptrdiff_t n, const int f16, int last
     int nan = bm != bm;
 #define TIES(x) (nan ? (x) != (x) : (x) == vb)
     ptrdiff_t full = n / LANES * LANES;
-    if (!last) {
+    if (!(last & ODML_LAST)) {
         for (i = 0; i < full; i += LANES) {
             vf x = load_run(p, i, f16);
             unsigned b = lane_mask(TIES(x));
@@ -792,9 +792,10 @@ ALWAYS uint32_t argmax_run_f(const char *p, ptrdiff_t n, const int f16, int last
     return 0; /* not reached: the best value is one of the elements */
 }
 
-/* The first/last maximum of a float group: one contiguous run takes the two-pass form. */
+/* The first/last maximum of a float group: one contiguous run takes the two-pass form (maxima only; ARGMIN's
+   flag takes the general form). */
 static uint32_t argmax_f(const char *in, const rdims *R, int f16, int last) {
-    if (R->nd == 1 && R->si[0] == (f16 ? 2 : 4))
+    if (R->nd == 1 && R->si[0] == (f16 ? 2 : 4) && !(last & ODML_MIN))
         return f16 ? argmax_run_f(in, R->n[0], 1, last) : argmax_run_f(in, R->n[0], 0, last);
     return f16 ? f16_argmax_contig(in, R, last) : f32_argmax_contig(in, R, last);
 }

@@ -1198,7 +1198,7 @@ ALWAYS void fsum_strip(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, 
     ALWAYS vq NAME##_terms(const char *p, ptrdiff_t s, ptrdiff_t nl, const int term) {                         \
         NAME##_iv v = {0};                                                                                      \
         if (nl == LANES && s == sizeof(T)) memcpy(&v, p, sizeof v);                                             \
-        else for (ptrdiff_t l = 0; l < nl; l++) memcpy(&v[l], p + l * s, sizeof(T));                            \
+        else for (ptrdiff_t l = 0; l < nl; l++) { T e; memcpy(&e, p + l * s, sizeof e); v[l] = e; }             \
         vq u = (vq)__builtin_convertvector(v, NAME##_wv);                                                       \
         if (term == T_ABS && __builtin_types_compatible_p(W, int64_t)) { vq neg = (vq)((vsq)u >> 63); u = (u ^ neg) - neg; }                   \
         return term == T_SQUARE ? u * u : u;                                                                    \
@@ -1220,7 +1220,7 @@ ALWAYS void fsum_strip(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, 
             ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];                                                \
             for (ptrdiff_t i = 0; i < n; i++) a += NAME##_terms(pi + i * s, lsi, nl, term);                     \
         });                                                                                                     \
-        for (int l = 0; l < nl; l++) memcpy(out + l * lso, &a[l], (size_t)c->osize);                            \
+        for (int l = 0; l < nl; l++) { uint64_t t = (uint64_t)a[l]; memcpy(out + l * lso, &t, (size_t)c->osize); } \
     }
 
 /* Every (type, function) pair as a red_contig/red_strip pair. */

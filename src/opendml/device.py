@@ -178,7 +178,7 @@ class CompiledOperator:
         for array, (dtype, shape) in zip(outputs, expected_out):
             if array is None:
                 array = empty_output(shape, dtype)
-            elif type(array) is not ndarray or array.dtype != dtype or array.shape != shape or not (array.flags.c_contiguous and array.flags.writeable):
+            elif not _exact_writable(array, dtype, shape):
                 return None
             elif any(np.shares_memory(array, other) for other in (*inputs, *results)):
                 return None  # in place, or a hazard: the full path decides which
@@ -199,6 +199,12 @@ class CompiledOperator:
         """DirectML's binding-hazard rules for this operator (see :func:`opendml.binding.check_hazards`)."""
         present = [b for b in inputs if b is not None]
         check_hazards(self._schema.c_name, present, outputs, self._schema.in_place)
+
+
+def _exact_writable(array: Any, dtype: np.dtype, shape: tuple[int, ...]) -> bool:
+    """An output array the direct path can write as it is."""
+    exact = type(array) is np.ndarray and array.dtype == dtype and array.shape == shape
+    return exact and array.flags.c_contiguous and array.flags.writeable
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:

@@ -80,10 +80,7 @@ _ADD1 = ("ATensor", "BTensor", "OutputTensor")
 @operator(
     OperatorType.ELEMENT_WISE_ADD1,
     introduced=FL.FL_2_0,
-    support=[
-        row(FL.FL_3_0, **{name: supports(1, 8, *FLOATS) for name in _ADD1}),
-        row(FL.FL_2_0, **{name: supports(4, 5, *FLOATS) for name in _ADD1}),
-    ],
+    support=uniform_rows(_ADD1, ((FL.FL_3_0, 1, 8, FLOATS), (FL.FL_2_0, 4, 5, FLOATS))),
     constraints=same_type_and_shape(*_ADD1),
     in_place=True,
     output_rule=OutputRule(like="ATensor"),

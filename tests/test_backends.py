@@ -152,17 +152,10 @@ def reduced_case(rng, rank, specials, in_types, out_types, build):
     in_type = rng.choice(in_types)
     out_type = in_type if out_types is None else rng.choice(out_types)
     out_sizes = tuple(1 if d in axes else s for d, s in enumerate(sizes))
-    in_strides, out_strides = random_strides(rng, sizes, True), random_strides(rng, out_sizes, False)
-    seed = int(rng.integers(2**32))
-
-    def make():
-        r = np.random.default_rng(seed)
-        x = Buffer(r, in_type, sizes, in_strides)
-        fill(r, x, in_type, specials)
-        return [x], Buffer(r, out_type, out_sizes, out_strides)
-
+    make = layout_buffers(rng, (in_type, sizes), (out_type, out_sizes), specials)
+    inputs, out = make()
     listed = tuple(rng.permutation(axes).tolist())  # the listed order never matters
-    return build(make()[0][0].desc, make()[1].desc, listed, rng), make
+    return build(inputs[0].desc, out.desc, listed, rng), make
 
 
 def arg_case(rng, rank, specials, cls):
@@ -185,18 +178,24 @@ def reduce_case(rng, rank, specials):
     return reduced_case(rng, rank, specials, REDUCE_INPUTS[function], ARGMAX_OUTPUTS if index else None, build)
 
 
-def unary_buffers(rng, sizes, data_type, specials):
-    """``make()``: a fresh (input, output) pair in random layouts, the same bytes on every call."""
-    in_strides, out_strides = random_strides(rng, sizes, True), random_strides(rng, sizes, False)
+def layout_buffers(rng, source, target, specials):
+    """``make()``: a fresh (inputs, output) pair in random layouts, the same bytes on every call; ``source`` and
+    ``target`` are (data type, sizes)."""
+    (in_type, in_sizes), (out_type, out_sizes) = source, target
+    in_strides, out_strides = random_strides(rng, in_sizes, True), random_strides(rng, out_sizes, False)
     seed = int(rng.integers(2**32))
 
     def make():
         r = np.random.default_rng(seed)
-        x = Buffer(r, data_type, sizes, in_strides)
-        fill(r, x, data_type, specials)
-        return [x], Buffer(r, data_type, sizes, out_strides)
+        x = Buffer(r, in_type, in_sizes, in_strides)
+        fill(r, x, in_type, specials)
+        return [x], Buffer(r, out_type, out_sizes, out_strides)
 
     return make
+
+
+def unary_buffers(rng, sizes, data_type, specials):
+    return layout_buffers(rng, (data_type, sizes), (data_type, sizes), specials)
 
 
 def same_shape_case(rng, rank, specials, op):

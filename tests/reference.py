@@ -378,14 +378,15 @@ def _check_specials(got: np.ndarray, ref: np.ndarray, context: str) -> np.ndarra
     return ~nan_ref & ~inf_ref
 
 
-def assert_log_softmax_close(got: np.ndarray, ref: np.ndarray, context: str = "") -> None:
-    """FLOAT32 and FLOAT16: within 1 ulp of the exact value (ulp taken at |ref|; opendml rounds once from float64)."""
+def assert_log_softmax_close(got: np.ndarray, ref: np.ndarray, context: str = "", float32_ulps: int = 1) -> None:
+    """FLOAT32 within ``float32_ulps`` (1 for LOG_SOFTMAX; SOFTMAX's float32 kernel allows 3), FLOAT16 within 1 ulp
+    of the exact value (ulp taken at |ref|)."""
     assert got.shape == ref.shape, f"{context}: shape {got.shape} != {ref.shape}"
     check = _check_specials(got, ref, context)
     got64 = got.astype(np.float64)
     if got.dtype == np.float32:
         with np.errstate(all="ignore"):  # NaN / inf entries are already checked and masked out
-            allowed = np.spacing(np.abs(ref).astype(np.float32)).astype(np.float64)
+            allowed = np.spacing(np.abs(ref).astype(np.float32)).astype(np.float64) * float32_ulps
     elif got.dtype == np.float16:
         with np.errstate(all="ignore"):
             rounded = np.abs(ref).astype(np.float16)

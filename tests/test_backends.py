@@ -312,7 +312,8 @@ def test_softmax_family_within_ulps(op, isa, specials):
         exact = FLOAT64[op](np.array(x.view), desc.axes)
         data_type = desc.input_tensor.data_type
         worst[data_type] = max(worst[data_type], ulps(np.array(compiled.view), exact))
-    assert worst[T.FLOAT32] <= 1.0 and worst[T.FLOAT16] <= 1.0, worst  # measured: 0.70 and 0.50
+    # measured: LOG_SOFTMAX 0.70 and 0.50; SOFTMAX (float32 arithmetic, README "Speed") 1.64 and 0.50
+    assert worst[T.FLOAT32] <= (3.0 if op == "softmax" else 1.0) and worst[T.FLOAT16] <= 1.0, worst
 
 
 def test_log_softmax_dominated_maxima():
@@ -379,7 +380,7 @@ def test_threads_are_bit_identical(op, sizes, axes, threads, isa):
     assert np.array_equal(results[0].view(np.uint8), results[1].view(np.uint8))
     reference = call(REFERENCE)
     if op in FLOAT64:
-        assert ulps(results[0], FLOAT64[op](x, axes)) <= 1
+        assert ulps(results[0], FLOAT64[op](x, axes)) <= (3 if op == "softmax" else 1)
     else:
         assert np.array_equal(results[0].view(np.uint8), reference.view(np.uint8))
 

@@ -31,6 +31,11 @@ def within_1_ulp(got, expected, desc, inputs) -> None:
     ref.assert_log_softmax_close(got, expected)
 
 
+def softmax_bound(got, expected, desc, inputs) -> None:
+    """SOFTMAX1, SOFTMAX: FLOAT32 within 3 ulp (the compiled float32 kernel; README "Speed"), FLOAT16 within 1."""
+    ref.assert_log_softmax_close(got, expected, float32_ulps=3)
+
+
 def effective_rank_2(sizes: tuple[int, ...]) -> tuple[int, ...]:
     """Leading sizes set to 1 so that at most the last two dimensions count (an effective rank of at most 2)."""
     return tuple(1 if d < len(sizes) - 2 else size for d, size in enumerate(sizes))
@@ -89,7 +94,7 @@ register(
     ),
     # The softmax family: SOFTMAX1 over any axes; the v0 operators over the last axis of an input of effective
     # rank at most 2 (their pages have no examples; the equivalences with the *1 operators are tested separately).
-    axes_case(OT.ACTIVATION_SOFTMAX1, ref.softmax1, within_1_ulp),
+    axes_case(OT.ACTIVATION_SOFTMAX1, ref.softmax1, softmax_bound),
     *(
         Case(
             op,
@@ -101,7 +106,7 @@ register(
         for op, one, check in (
             (OT.ACTIVATION_HARDMAX, ref.hardmax1, bits_equal),
             (OT.ACTIVATION_LOG_SOFTMAX, ref.log_softmax1, within_1_ulp),
-            (OT.ACTIVATION_SOFTMAX, ref.softmax1, within_1_ulp),
+            (OT.ACTIVATION_SOFTMAX, ref.softmax1, softmax_bound),
         )
     ),
     Case(

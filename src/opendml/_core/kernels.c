@@ -943,31 +943,87 @@ static double log_sum(uint64_t count, double rest) {
     return count == 1 ? log1p(rest) : log((double)count) + log1p(rest / (double)count);
 }
 
-static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
-    int f16 = c->in_dtype == ODML_F16;
-    vf mv = splatf(-INFINITY), mv2 = mv, mn = splatf(INFINITY);
-    FOR_RUNS(R, in, out, pi, po, flat, {
+/* max/min as the ISA's instructions compute them (b where either is NaN): one operation of short latency, where
+ * a compare-and-select chain would bound a scan by its latency. */
+ALWAYS vf vmaxf(vf a, vf b) {
+#if defined(__AVX512F__)
+    return (vf)_mm512_max_ps((__m512)a, (__m512)b);
+#else
+    return selectf(a > b, a, b);
+#endif
+}
+ALWAYS vf vminf(vf a, vf b) {
+#if defined(__AVX512F__)
+    return (vf)_mm512_min_ps((__m512)a, (__m512)b);
+#else
+    return selectf(a < b, a, b);
+#endif
+}
+ALWAYS float hmaxf(vf v) { /* every lane ends with the maximum (NaN-free input) */
+    v = vmaxf(v, ROTATE(v, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7));
+    v = vmaxf(v, ROTATE(v, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3));
+    v = vmaxf(v, ROTATE(v, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1));
+    return vmaxf(v, ROTATE(v, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0))[0];
+}
+ALWAYS float hminf(vf v) {
+    v = vminf(v, ROTATE(v, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7));
+    v = vminf(v, ROTATE(v, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3));
+    v = vminf(v, ROTATE(v, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1));
+    return vminf(v, ROTATE(v, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0))[0];
+}
+
+/* The maximum of a float group (NaN if it holds one) and its minimum, read once. The fast scan keeps
+ * `finite`, a sum of x - x (0, or NaN once a NaN or infinity was seen); only such a group is scanned again
+ * with NaN-aware comparisons. */
+static void group_max_min(const char *in, const rdims *R, int f16, float *max, float *min) {
+    vf mv = splatf(-INFINITY), mv2 = mv, mn = splatf(INFINITY), mn2 = mn, finite = {0};
+    FOR_RUNS(R, in, NULL, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], i = 0;
-        for (; i + 2 * LANES <= n; i += 2 * LANES) { /* two chains, as in argmax */
+        for (; i + 2 * LANES <= n; i += 2 * LANES) { /* two chains */
             vf a = lanes_f(pi + i * s, s, LANES, f16, 0), b = lanes_f(pi + (i + LANES) * s, s, LANES, f16, 0);
-            mv = maxnan(mv, a);
-            mv2 = maxnan(mv2, b);
-            mn = selectf(a < mn, a, mn);
-            mn = selectf(b < mn, b, mn);
+            mv = vmaxf(a, mv), mv2 = vmaxf(b, mv2);
+            mn = vminf(a, mn), mn2 = vminf(b, mn2);
+            finite += (a - a) + (b - b);
         }
         for (; i < n; i += LANES) {
             ptrdiff_t k = n - i < LANES ? n - i : LANES;
-            vf a = lanes_f(pi + i * s, s, k, f16, INFINITY);
-            mn = selectf(a < mn, a, mn);
-            mv = maxnan(mv, k == LANES ? a : lanes_f(pi + i * s, s, k, f16, -INFINITY));
+            vf a = lanes_f(pi + i * s, s, k, f16, lanes_f(pi + i * s, s, 1, f16, 0)[0]); /* (padded: its first) */
+            mv = vmaxf(a, mv), mn = vminf(a, mn);
+            finite += a - a;
         }
     });
-    mv = maxnan(mv, mv2);
-    float m = mv[0], low = mn[0];
-    for (int l = 1; l < LANES; l++) {
-        m = (mv[l] > m || mv[l] != mv[l]) ? mv[l] : m;
-        low = mn[l] < low ? mn[l] : low;
+    float m = hmaxf(vmaxf(mv, mv2)), low = hminf(vminf(mn, mn2));
+    if (ANY((vi)(finite != finite))) { /* a NaN or an infinity: the NaN-aware scan */
+        vf mx = splatf(-INFINITY);
+        FOR_RUNS(R, in, NULL, pi, po, flat, {
+            ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
+            for (ptrdiff_t i = 0; i < n; i += LANES)
+                mx = maxnan(mx, lanes_f(pi + i * s, s, n - i < LANES ? n - i : LANES, f16, -INFINITY));
+        });
+        m = mx[0];
+        for (int l = 1; l < LANES; l++) m = (mx[l] > m || mx[l] != mx[l]) ? mx[l] : m;
     }
+    *max = m, *min = low;
+}
+
+/* The same for a strip of nl groups side by side (lane l: group l; lanes past nl read 0). */
+static void strip_max_min(const char *in, ptrdiff_t lsi, int nl, const rdims *R, int f16, vf *max, vf *min) {
+    vf m = splatf(-INFINITY), mn = splatf(INFINITY);
+    FOR_RUNS(R, in, NULL, pi, po, flat, {
+        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
+        for (ptrdiff_t i = 0; i < n; i++) {
+            vf x = lanes_f(pi + i * s, lsi, nl, f16, 0);
+            m = maxnan(m, x);
+            mn = selectf(x < mn, x, mn);
+        }
+    });
+    *max = m, *min = mn;
+}
+
+static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
+    int f16 = c->in_dtype == ODML_F16;
+    float m, low;
+    group_max_min(in, R, f16, &m, &low);
     double L = NAN;
     if (isfinite(m)) {
         vf vm = splatf(m);
@@ -997,15 +1053,8 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
 static void log_softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
                           const rctx *c) {
     int f16 = c->in_dtype == ODML_F16;
-    vf m = splatf(-INFINITY), mn = splatf(INFINITY);
-    FOR_RUNS(R, in, out, pi, po, flat, {
-        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
-        for (ptrdiff_t i = 0; i < n; i++) {
-            vf x = lanes_f(pi + i * s, lsi, nl, f16, 0);
-            m = maxnan(m, x);
-            mn = selectf(x < mn, x, mn);
-        }
-    });
+    vf m, mn;
+    strip_max_min(in, lsi, nl, R, f16, &m, &mn);
     vi cnt = {0}, flag = {0};
     vd sum = {0};
     if (!ANY(~((mn - m) >= -87.0f))) { /* every lane's terms in float's normal range (and no NaN): plain sum */
@@ -1049,6 +1098,13 @@ static const char *at_flat(const char *in, const rdims *R, uint32_t flat) {
         vu id = NAME##_argmax_strip(in, lsi, nl, R, c->last);                                                   \
         for (int l = 0; l < nl; l++) memcpy(out + l * lso, at_flat(in + l * lsi, R, id[l]), (size_t)c->isize); \
     }
+
+/* The number of elements of a group. */
+static double group_count(const rdims *R) {
+    double n = 1;
+    for (int d = 0; d < R->nd; d++) n *= (double)R->n[d];
+    return n;
+}
 
 /* ---- SOFTMAX: exp(x - max) / sum(exp(x - max)), all in double as the float64 reference, rounded once to float32
  * (float16: via float32). The maximum is the element ARGMAX selects (a NaN, if any). exp runs in double
@@ -1099,7 +1155,7 @@ ALWAYS vd exp_shift(vd t) {
         }                                                                                                       \
     })
 
-static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
+static void softmax_exact_c(const char *in, char *out, const rdims *R, const rctx *c) {
     int f16 = c->in_dtype == ODML_F16;
     const char *at = at_flat(in, R, f16 ? f16_argmax_contig(in, R, 0) : f32_argmax_contig(in, R, 0));
     float top = lanes_f(at, 0, 1, f16, 0)[0];
@@ -1109,7 +1165,7 @@ static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) 
     SOFTMAX_PASS(lanes_f(pi + i * s, s, k, f16, 0), LANES, put_lanes_f(po + i * so, so, k, f16, narrow(e * inv)));
 }
 
-static void softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
+static void softmax_exact_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
                       const rctx *c) {
     int f16 = c->in_dtype == ODML_F16;
     vu id = f16 ? f16_argmax_strip(in, lsi, nl, R, 0) : f32_argmax_strip(in, lsi, nl, R, 0);
@@ -1121,6 +1177,106 @@ static void softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, i
     SOFTMAX_PASS(lanes_f(pi + i * s, lsi, nl, f16, 0), 1, sum += e);
     vd inv = 1.0 / sum;
     SOFTMAX_PASS(lanes_f(pi + i * s, lsi, nl, f16, 0), 1, put_lanes_f(po + i * so, lso, nl, f16, narrow(e * inv)));
+}
+
+/* The usual case, in float32: a group whose maximum m is finite and whose every entry lies within 87 of it (so
+ * every term is a normal float and no -inf occurs). e = exp(x - m) in float32 with the subtraction's rounding
+ * error err (TwoSum: x - m = t + err exactly) applied as e * (1 + err), its parts added so that only the last
+ * addition rounds (about 0.52 ulp); the sum of the e in double;
+ * out = e * (1 / sum) in double, rounded once: within 2 ulp (tests/test_backends.py measures it). The e are
+ * kept between the passes in a scratch row (groups up to SM_KEEP elements: the output is then written once), else in the output (float32) or computed again to the same bits (float16). The sum is
+ * taken from the kept e in its own loop (four double chains), so that the exp loop carries no dependency.
+ * Other groups take the exact double path above. */
+#define SM_KEEP 4096
+
+ALWAYS vf softmax_term(vf x, vf m) {
+    vf t = x - m, bb = t - x, err = (x - (t - bb)) + (-m - bb);
+    vf s, r, q;
+    exp_parts_in(t, &s, &r, &q, 0);
+    vf h = r + 1.0f, l = r - (h - 1.0f); /* 1 + r = h + l exactly (Fast2Sum): one rounding at the end */
+    return fmadd(s, fmadd(h + q, err, l + q), s * h);
+}
+
+/* The sum of the n floats at p, in double (two chains of 16 lanes). */
+static double sum_kept(const float *p, ptrdiff_t n) {
+    vd a = {0}, b = {0};
+    ptrdiff_t i = 0;
+    for (; i + 2 * LANES <= n; i += 2 * LANES) a += widen(loadf(p + i)), b += widen(loadf(p + i + LANES));
+    for (; i < n; i += LANES) a += widen(lanes_f((const char *)(p + i), 4, n - i < LANES ? n - i : LANES, 0, 0));
+    return hsum_d(a + b);
+}
+
+static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
+    int f16 = c->in_dtype == ODML_F16, osz = f16 ? 2 : 4;
+    float top, low;
+    group_max_min(in, R, f16, &top, &low);
+    if (!(isfinite(top) && low - top >= -87.0f)) {
+        softmax_exact_c(in, out, R, c);
+        return;
+    }
+    ptrdiff_t count = (ptrdiff_t)group_count(R);
+    float keep[SM_KEEP + LANES]; /* (+ LANES: a partial vector is stored whole; the next run overwrites the rest) */
+    int kept = count <= SM_KEEP;
+    vf m = splatf(top);
+    vd sum = {0};
+    FOR_RUNS(R, in, out, pi, po, flat, {
+        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
+        for (ptrdiff_t i = 0; i < n; i += LANES) {
+            ptrdiff_t k = n - i < LANES ? n - i : LANES;
+            __builtin_prefetch(pi + (i + n) * s); /* the next group, usually adjacent: read while this one computes */
+            vf e = softmax_term(lanes_f(pi + i * s, s, k, f16, top), m);
+            if (k < LANES) e = selectf(IOTA < (vu){0} + (uint32_t)k, e, splatf(0)); /* (padding: no term) */
+            if (kept) storef(keep + flat + i, e);
+            else if (!f16) put_lanes_f(po + i * so, so, k, 0, e), sum += widen(e);
+            else sum += widen(e);
+        }
+    });
+    double total = kept ? sum_kept(keep, count) : hsum_d(sum);
+    vd inv = (vd){0} + 1.0 / total;
+    if (kept && R->nd == 1 && R->so[0] == osz) { /* one contiguous output run: the plain loop */
+        ptrdiff_t i = 0;
+        for (; i + LANES <= count; i += LANES)
+            put_lanes_f(out + i * osz, osz, LANES, f16, narrow(widen(loadf(keep + i)) * inv));
+        if (i < count) put_lanes_f(out + i * osz, osz, count - i, f16, narrow(widen(loadf(keep + i)) * inv));
+        return;
+    }
+    FOR_RUNS(R, in, out, pi, po, flat, {
+        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
+        for (ptrdiff_t i = 0; i < n; i += LANES) {
+            ptrdiff_t k = n - i < LANES ? n - i : LANES;
+            vf e = kept ? loadf(keep + flat + i)
+                   : !f16 ? lanes_f(po + i * so, so, k, 0, 0) : softmax_term(lanes_f(pi + i * s, s, k, 1, top), m);
+            put_lanes_f(po + i * so, so, k, f16, narrow(widen(e) * inv));
+        }
+    });
+}
+
+static void softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
+                      const rctx *c) {
+    int f16 = c->in_dtype == ODML_F16;
+    vf m, mn;
+    strip_max_min(in, lsi, nl, R, f16, &m, &mn); /* (lanes past nl: 0, within range) */
+    if (ANY(~((mn - m) >= -87.0f) | ~((m - m) == 0.0f))) { /* a lane out of range, or a max not finite */
+        softmax_exact_s(in, lsi, out, lso, nl, R, c);
+        return;
+    }
+    vd sum = {0};
+    FOR_RUNS(R, in, out, pi, po, flat, {
+        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
+        for (ptrdiff_t i = 0; i < n; i++) {
+            vf e = softmax_term(lanes_f(pi + i * s, lsi, nl, f16, 0), m);
+            sum += widen(e);
+            if (!f16) put_lanes_f(po + i * so, lso, nl, 0, e);
+        }
+    });
+    vd inv = 1.0 / sum;
+    FOR_RUNS(R, in, out, pi, po, flat, {
+        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
+        for (ptrdiff_t i = 0; i < n; i++) {
+            vf e = f16 ? softmax_term(lanes_f(pi + i * s, lsi, nl, 1, 0), m) : lanes_f(po + i * so, lso, nl, 0, 0);
+            put_lanes_f(po + i * so, lso, nl, f16, narrow(widen(e) * inv));
+        }
+    });
 }
 
 /* ---- SUM, SUM_SQUARE, L1, AVERAGE on floats: terms and sums in double (exact terms: |x| and x*x of a float32
@@ -1154,12 +1310,6 @@ static void store_double(char *p, int f16, double d) {
         float f = fabs(d) >= 0x1.ffffffp127 ? (d > 0 ? INFINITY : -INFINITY) : (float)d;
         memcpy(p, &f, 4);
     }
-}
-
-static double group_count(const rdims *R) {
-    double n = 1;
-    for (int d = 0; d < R->nd; d++) n *= (double)R->n[d];
-    return n;
 }
 
 ALWAYS void fsum_group(const char *in, char *out, const rdims *R, const rctx *c, const int term, const int mean) {

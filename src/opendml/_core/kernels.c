@@ -707,10 +707,10 @@ ARGMAX_T(u64, uint64_t, uint64_t, I, LOAD_MEM, SAME)
 /* max with NaN winning */
 ALWAYS vf maxnan(vf m, vf x) { return selectf((x > m) | (x != x), x, m); }
 
-/* ---- float ARGMAX over one contiguous run (the usual last-axis case): two light passes instead of one
- * index-tracking pass. Pass 1 finds the best value (NaN above every number); pass 2 returns the first (or, for
- * DECREASING, the last) element tied with it, scanning from that end and stopping at the hit. The run is
- * re-read from L1. Same result as the one-pass form: the first/last maximum, or the first/last NaN. ---- */
+/* ---- float ARGMAX/ARGMIN over one contiguous run (the usual last-axis case): two light passes instead of one
+ * index-tracking pass. Pass 1 (group_max_min) finds the best value (NaN above every number); pass 2 returns the
+ * first (or, for DECREASING, the last) element tied with it, scanning from that end and stopping at the hit.
+ * The run is re-read from L1. Same result as the one-pass form: the first/last best, or the first/last NaN. ---- */
 ALWAYS unsigned lane_mask(vi m) { /* bit l set where lane l of m is true */
 #if defined(__AVX512F__)
     return _mm512_cmpneq_epi32_mask((__m512i)m, _mm512_setzero_si512());
@@ -735,34 +735,14 @@ ALWAYS float get_f(const char *p, ptrdiff_t i, int f16) {
 
 ALWAYS vf load_run(const char *p, ptrdiff_t i, int f16) { return f16 ? load_f16(p + 2 * i) : loadf(p + 4 * i); }
 
-#define PREFETCH_AHEAD 2048
 #if defined(__clang__)
 #define ROTATE(v, ...) __builtin_shufflevector(v, v, __VA_ARGS__)
 #else
 #define ROTATE(v, ...) __builtin_shuffle(v, (vi){__VA_ARGS__})
 #endif
-ALWAYS uint32_t argmax_run_f(const char *p, ptrdiff_t n, const int f16, int last) {
-    vf ms[CHAINS];
-    float bm = get_f(p, 0, f16);
-    for (int k = 0; k < CHAINS; k++) ms[k] = splatf(bm);
-    ptrdiff_t i = 0;
-    for (; i + CHAINS * LANES <= n; i += CHAINS * LANES) {
-        /* the next groups follow in memory: fetch ahead (the hardware prefetcher restarts per 4 KiB page) */
-        for (int k = 0; k < (f16 ? 2 : 4); k++) __builtin_prefetch(p + (f16 ? 2 : 4) * i + PREFETCH_AHEAD + 64 * k);
-        for (int k = 0; k < CHAINS; k++) ms[k] = maxnan(ms[k], load_run(p, i + k * LANES, f16));
-    }
-    for (; i + LANES <= n; i += LANES) ms[0] = maxnan(ms[0], load_run(p, i, f16));
-    for (int k = 1; k < CHAINS; k++) ms[0] = maxnan(ms[0], ms[k]);
-    /* horizontal: rotate by 8, 4, 2, 1 lanes (every lane ends with the maximum; no branches) */
-    ms[0] = maxnan(ms[0], ROTATE(ms[0], 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7));
-    ms[0] = maxnan(ms[0], ROTATE(ms[0], 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3));
-    ms[0] = maxnan(ms[0], ROTATE(ms[0], 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1));
-    ms[0] = maxnan(ms[0], ROTATE(ms[0], 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0));
-    bm = ms[0][0];
-    for (; i < n; i++) {
-        float x = get_f(p, i, f16);
-        bm = (x > bm || x != x) ? x : bm;
-    }
+/* The first (or, for ODML_LAST, the last) element of the run equal to bm, its best value (NaN: the first NaN). */
+ALWAYS uint32_t argmax_run_f(const char *p, ptrdiff_t n, const int f16, int last, float bm) {
+    ptrdiff_t i;
     vf vb = splatf(bm);
     int nan = bm != bm;
 #define TIES(x) (nan ? (x) != (x) : (x) == vb)
@@ -794,9 +774,15 @@ ALWAYS uint32_t argmax_run_f(const char *p, ptrdiff_t n, const int f16, int last
 
 /* The first/last maximum of a float group: one contiguous run takes the two-pass form (maxima only; ARGMIN's
    flag takes the general form). */
+static void group_max_min(const char *in, const rdims *R, int f16, float *max, float *min);
+
 static uint32_t argmax_f(const char *in, const rdims *R, int f16, int last) {
-    if (R->nd == 1 && R->si[0] == (f16 ? 2 : 4) && !(last & ODML_MIN))
-        return f16 ? argmax_run_f(in, R->n[0], 1, last) : argmax_run_f(in, R->n[0], 0, last);
+    if (R->nd == 1 && R->si[0] == (f16 ? 2 : 4)) { /* the best value by the max-min scan, then its position */
+        float top, low;
+        group_max_min(in, R, f16, &top, &low);
+        float best = top == top && (last & ODML_MIN) ? low : top; /* (a NaN wins either way) */
+        return f16 ? argmax_run_f(in, R->n[0], 1, last, best) : argmax_run_f(in, R->n[0], 0, last, best);
+    }
     return f16 ? f16_argmax_contig(in, R, last) : f32_argmax_contig(in, R, last);
 }
 
@@ -868,24 +854,65 @@ static void hardmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, i
 ALWAYS vd widen(vf v) { return __builtin_convertvector(v, vd); }
 ALWAYS vf narrow(vd v) { return __builtin_convertvector(v, vf); }
 
+/* Halves of 8 doubles (one AVX-512 register) for hot loops: GCC keeps a 16-lane double vector in memory, which
+ * puts a store and a load into every step that uses one. */
+typedef double vd8 __attribute__((vector_size(8 * sizeof(double))));
+typedef float vf8 __attribute__((vector_size(8 * sizeof(float))));
+#if defined(__AVX512F__) /* (GCC splits the generic conversions into 128-bit pieces) */
+ALWAYS vd8 widen_lo(vf v) { return (vd8)_mm512_cvtps_pd(_mm512_castps512_ps256((__m512)v)); }
+ALWAYS vd8 widen_hi(vf v) {
+    return (vd8)_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd((__m512)v), 1)));
+}
+ALWAYS vf narrow2(vd8 lo, vd8 hi) {
+    __m256 a = _mm512_cvtpd_ps((__m512d)lo), b = _mm512_cvtpd_ps((__m512d)hi);
+    return (vf)_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(a)), _mm256_castps_pd(b), 1);
+}
+#else
+ALWAYS vd8 widen_lo(vf v) { return __builtin_convertvector(__builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7), vd8); }
+ALWAYS vd8 widen_hi(vf v) {
+    return __builtin_convertvector(__builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15), vd8);
+}
+ALWAYS vf narrow2(vd8 lo, vd8 hi) {
+    vf8 a = __builtin_convertvector(lo, vf8), b = __builtin_convertvector(hi, vf8);
+    return __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+}
+#endif
+ALWAYS vf scaled_d(vf x, double c) { return narrow2(widen_lo(x) * c, widen_hi(x) * c); } /* x * c, one rounding */
+ALWAYS vf shifted_d(vf x, double a, double b) {                                            /* x - a - b, one rounding */
+    return narrow2((widen_lo(x) - a) - b, (widen_hi(x) - a) - b);
+}
+
 /* One vector of sum terms: count the maxima (x == m), add exp(x - m) of the others into a double sum (hi, the
  * part exact in float) and a float one (lo, the small corrections): x - m = t + err exactly (TwoSum), exp(t) =
  * s * (1 + r + q) with 1 + r = h + l exactly (Fast2Sum), so a term is s*h + s*(l + q + (h+q)*err), good to about
  * 2e-8 where a float exp would give 1e-7. Terms below e^-87 (float32's normal range) are zero here and flag
  * the group, which is then summed again with `slow` set, taking them in double from libm as the float64
  * reference does: they decide whether a dominated maximum gives a subnormal, -0.0 or 0.0. */
-ALWAYS void add_terms(vf x, vf m, const int slow, const int plain, vi *flag, vi *cnt, vd *hi, vf *lo, int *pending) {
+/* x - m = t + err exactly (TwoSum). */
+ALWAYS vf two_diff(vf x, vf m, vf *err) {
     vf t = x - m, bb = t - x;
-    vf err = (x - (t - bb)) + (-m - bb);
+    *err = (x - (t - bb)) + (-m - bb);
+    return t;
+}
+
+/* exp(t + err) as eh + el, from exp_parts_in's scale, r and q (where `keep` is set; else 0): eh = s * h exactly
+ * and el the small rest, so that their sum rounds once. */
+ALWAYS void exp_split(vf sc, vf r, vf q, vf err, vi keep, vf *eh, vf *el) {
+    vf h = r + 1.0f, l = r - (h - 1.0f); /* 1 + r = h + l exactly (Fast2Sum) */
+    *eh = (vf)((vi)(sc * h) & keep);
+    *el = (vf)((vi)(sc * fmadd(h + q, err, l + q)) & keep);
+}
+
+ALWAYS void add_terms(vf x, vf m, const int slow, const int plain, vi *flag, vi *cnt, vd *hi, vf *lo, int *pending) {
+    vf err, t = two_diff(x, m, &err);
     vi eq = t == 0.0f, tiny = {0}, keep = ~eq;
     if (!plain) { /* the group has terms below e^-87 or -inf entries (else every t is in [-87, 0]) */
         tiny = (t < -87.0f) & (t > -INFINITY);
         keep = ~(eq | tiny | (t < -100.0f)); /* (t < -100 also drops -inf, whose err is NaN) */
     }
-    vf sc, r, q;
+    vf sc, r, q, eh, el;
     exp_parts_in(t, &sc, &r, &q, !plain);
-    vf h = r + 1.0f, l = r - (h - 1.0f);
-    vf eh = (vf)((vi)(sc * h) & keep), el = (vf)((vi)(sc * fmadd(h + q, err, l + q)) & keep);
+    exp_split(sc, r, q, err, keep, &eh, &el);
     vd e = widen(eh);
     if (slow)
         for (int k = 0; k < LANES; k++)
@@ -935,7 +962,7 @@ ALWAYS void sum_pass_s(const char *in, ptrdiff_t lsi, int nl, const rdims *R, in
     *sum += widen(lo);
 }
 
-#define ANY(v) ({ int a_ = 0; for (int l_ = 0; l_ < LANES; l_++) a_ |= (v)[l_] != 0; a_; })
+#define ANY(v) (lane_mask((vi)(v) != 0) != 0) /* (lane_mask reads masks: compare first) */
 
 
 /* log(count + rest) as log(count) + log1p(rest / count); one libm call in the usual case of a single maximum. */
@@ -972,28 +999,29 @@ ALWAYS float hminf(vf v) {
     return vminf(v, ROTATE(v, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0))[0];
 }
 
-/* The maximum of a float group (NaN if it holds one) and its minimum, read once. The fast scan keeps
- * `finite`, a sum of x - x (0, or NaN once a NaN or infinity was seen); only such a group is scanned again
- * with NaN-aware comparisons. */
+/* The maximum of a float group (NaN if it holds one) and its minimum, read once. The fast scan ORs together
+ * the bits of x - x (+0 for a finite x, NaN for a NaN or an infinity): only a group where they are not all zero
+ * is scanned again with NaN-aware comparisons. */
 static void group_max_min(const char *in, const rdims *R, int f16, float *max, float *min) {
-    vf mv = splatf(-INFINITY), mv2 = mv, mn = splatf(INFINITY), mn2 = mn, finite = {0};
+    vf mv = splatf(-INFINITY), mv2 = mv, mn = splatf(INFINITY), mn2 = mn;
+    vi odd = {0};
     FOR_RUNS(R, in, NULL, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], i = 0;
         for (; i + 2 * LANES <= n; i += 2 * LANES) { /* two chains */
             vf a = lanes_f(pi + i * s, s, LANES, f16, 0), b = lanes_f(pi + (i + LANES) * s, s, LANES, f16, 0);
             mv = vmaxf(a, mv), mv2 = vmaxf(b, mv2);
             mn = vminf(a, mn), mn2 = vminf(b, mn2);
-            finite += (a - a) + (b - b);
+            odd |= (vi)(a - a) | (vi)(b - b);
         }
         for (; i < n; i += LANES) {
             ptrdiff_t k = n - i < LANES ? n - i : LANES;
             vf a = lanes_f(pi + i * s, s, k, f16, lanes_f(pi + i * s, s, 1, f16, 0)[0]); /* (padded: its first) */
             mv = vmaxf(a, mv), mn = vminf(a, mn);
-            finite += a - a;
+            odd |= (vi)(a - a);
         }
     });
     float m = hmaxf(vmaxf(mv, mv2)), low = hminf(vminf(mn, mn2));
-    if (ANY((vi)(finite != finite))) { /* a NaN or an infinity: the NaN-aware scan */
+    if (ANY(odd)) { /* a NaN or an infinity: the NaN-aware scan */
         vf mx = splatf(-INFINITY);
         FOR_RUNS(R, in, NULL, pi, po, flat, {
             ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
@@ -1020,6 +1048,60 @@ static void strip_max_min(const char *in, ptrdiff_t lsi, int nl, const rdims *R,
     *max = m, *min = mn;
 }
 
+/* The number of elements of a group. */
+static double group_count(const rdims *R) {
+    double n = 1;
+    for (int d = 0; d < R->nd; d++) n *= (double)R->n[d];
+    return n;
+}
+
+/* Groups of up to SM_KEEP elements keep per-element values in a scratch row on the stack between passes, so
+ * that a pass carries no dependency from vector to vector (a running double sum spills and serialises it). */
+#define SM_KEEP 4096
+
+/* The sum of the n floats at p, in double (four chains). */
+
+static double sum_kept(const float *p, ptrdiff_t n) {
+    vd8 a = {0}, b = {0}, c = {0}, d = {0};
+    ptrdiff_t i = 0;
+    for (; i + 2 * LANES <= n; i += 2 * LANES) {
+        vf x = loadf(p + i), y = loadf(p + i + LANES);
+        a += widen_lo(x), b += widen_hi(x), c += widen_lo(y), d += widen_hi(y);
+    }
+    for (; i < n; i += LANES) {
+        vf x = lanes_f((const char *)(p + i), 4, n - i < LANES ? n - i : LANES, 0, 0);
+        a += widen_lo(x), b += widen_hi(x);
+    }
+    a = (a + b) + (c + d);
+    return ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7]));
+}
+
+/* The plain LOG_SOFTMAX sum of a group of up to SM_KEEP elements (max m finite, every entry within 87 of it):
+ * the maxima counted, the other terms' parts kept and summed in double afterwards. Returns log(sum). */
+static double log_sum_kept(const char *in, const rdims *R, int f16, float m) {
+    float kh[SM_KEEP + LANES], kl[SM_KEEP + LANES]; /* (+ LANES: partial vectors are stored whole) */
+    vf vm = splatf(m);
+    vi cnt = {0};
+    int32_t pads = 0;
+    FOR_RUNS(R, in, NULL, pi, po, flat, {
+        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
+        for (ptrdiff_t i = 0; i < n; i += LANES) {
+            ptrdiff_t k = n - i < LANES ? n - i : LANES;
+            __builtin_prefetch(pi + (i + n) * s); /* the next group, usually adjacent */
+            vf err, t = two_diff(lanes_f(pi + i * s, s, k, f16, m), vm, &err), sc, r, q, eh, el;
+            vi eq = t == 0.0f; /* (padding equals the max: counted, then taken back) */
+            exp_parts_in(t, &sc, &r, &q, 0);
+            exp_split(sc, r, q, err, ~eq, &eh, &el);
+            storef(kh + flat + i, eh);
+            storef(kl + flat + i, el);
+            cnt -= eq;
+            pads += (int32_t)(LANES - k);
+        }
+    });
+    ptrdiff_t count = (ptrdiff_t)group_count(R);
+    return log_sum((uint64_t)(hsum_i(cnt) - pads), sum_kept(kh, count) + sum_kept(kl, count));
+}
+
 static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
     int f16 = c->in_dtype == ODML_F16;
     float m, low;
@@ -1029,7 +1111,9 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
         vf vm = splatf(m);
         vi cnt = {0}, flag = {0};
         vd sum = {0};
-        if (low - m >= -87.0f) { /* every term in float's normal range, no -inf: the plain sum */
+        if (low - m >= -87.0f && group_count(R) <= SM_KEEP) {
+            L = log_sum_kept(in, R, f16, m);
+        } else if (low - m >= -87.0f) { /* every term in float's normal range, no -inf: the plain sum */
             sum_pass_c(in, R, f16, vm, 0, 1, &flag, &cnt, &sum);
         } else {
             sum_pass_c(in, R, f16, vm, 0, 0, &flag, &cnt, &sum);
@@ -1038,14 +1122,13 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
                 sum_pass_c(in, R, f16, vm, 1, 0, &flag, &cnt, &sum);
             }
         }
-        L = log_sum((uint64_t)hsum_i(cnt), hsum_d(sum)); /* (a lane count stays below 2^28) */
+        if (L != L) L = log_sum((uint64_t)hsum_i(cnt), hsum_d(sum)); /* (a lane count stays below 2^28) */
     }
-    vd md = (vd){0} + (double)m, Ld = (vd){0} + L;
     FOR_RUNS(R, in, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i += LANES) {
             ptrdiff_t k = n - i < LANES ? n - i : LANES;
-            put_lanes_f(po + i * so, so, k, f16, narrow((widen(lanes_f(pi + i * s, s, k, f16, 0)) - md) - Ld));
+            put_lanes_f(po + i * so, so, k, f16, shifted_d(lanes_f(pi + i * s, s, k, f16, 0), m, L));
         }
     });
 }
@@ -1098,13 +1181,6 @@ static const char *at_flat(const char *in, const rdims *R, uint32_t flat) {
         vu id = NAME##_argmax_strip(in, lsi, nl, R, c->last);                                                   \
         for (int l = 0; l < nl; l++) memcpy(out + l * lso, at_flat(in + l * lsi, R, id[l]), (size_t)c->isize); \
     }
-
-/* The number of elements of a group. */
-static double group_count(const rdims *R) {
-    double n = 1;
-    for (int d = 0; d < R->nd; d++) n *= (double)R->n[d];
-    return n;
-}
 
 /* ---- SOFTMAX: exp(x - max) / sum(exp(x - max)), all in double as the float64 reference, rounded once to float32
  * (float16: via float32). The maximum is the element ARGMAX selects (a NaN, if any). exp runs in double
@@ -1187,23 +1263,11 @@ static void softmax_exact_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t 
  * kept between the passes in a scratch row (groups up to SM_KEEP elements: the output is then written once), else in the output (float32) or computed again to the same bits (float16). The sum is
  * taken from the kept e in its own loop (four double chains), so that the exp loop carries no dependency.
  * Other groups take the exact double path above. */
-#define SM_KEEP 4096
-
 ALWAYS vf softmax_term(vf x, vf m) {
-    vf t = x - m, bb = t - x, err = (x - (t - bb)) + (-m - bb);
-    vf s, r, q;
+    vf err, t = two_diff(x, m, &err), s, r, q, eh, el;
     exp_parts_in(t, &s, &r, &q, 0);
-    vf h = r + 1.0f, l = r - (h - 1.0f); /* 1 + r = h + l exactly (Fast2Sum): one rounding at the end */
-    return fmadd(s, fmadd(h + q, err, l + q), s * h);
-}
-
-/* The sum of the n floats at p, in double (two chains of 16 lanes). */
-static double sum_kept(const float *p, ptrdiff_t n) {
-    vd a = {0}, b = {0};
-    ptrdiff_t i = 0;
-    for (; i + 2 * LANES <= n; i += 2 * LANES) a += widen(loadf(p + i)), b += widen(loadf(p + i + LANES));
-    for (; i < n; i += LANES) a += widen(lanes_f((const char *)(p + i), 4, n - i < LANES ? n - i : LANES, 0, 0));
-    return hsum_d(a + b);
+    exp_split(s, r, q, err, splati(-1), &eh, &el);
+    return eh + el;
 }
 
 static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
@@ -1232,12 +1296,11 @@ static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) 
         }
     });
     double total = kept ? sum_kept(keep, count) : hsum_d(sum);
-    vd inv = (vd){0} + 1.0 / total;
+    double inv = 1.0 / total;
     if (kept && R->nd == 1 && R->so[0] == osz) { /* one contiguous output run: the plain loop */
         ptrdiff_t i = 0;
-        for (; i + LANES <= count; i += LANES)
-            put_lanes_f(out + i * osz, osz, LANES, f16, narrow(widen(loadf(keep + i)) * inv));
-        if (i < count) put_lanes_f(out + i * osz, osz, count - i, f16, narrow(widen(loadf(keep + i)) * inv));
+        for (; i + LANES <= count; i += LANES) put_lanes_f(out + i * osz, osz, LANES, f16, scaled_d(loadf(keep + i), inv));
+        if (i < count) put_lanes_f(out + i * osz, osz, count - i, f16, scaled_d(loadf(keep + i), inv));
         return;
     }
     FOR_RUNS(R, in, out, pi, po, flat, {
@@ -1246,7 +1309,7 @@ static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) 
             ptrdiff_t k = n - i < LANES ? n - i : LANES;
             vf e = kept ? loadf(keep + flat + i)
                    : !f16 ? lanes_f(po + i * so, so, k, 0, 0) : softmax_term(lanes_f(pi + i * s, s, k, 1, top), m);
-            put_lanes_f(po + i * so, so, k, f16, narrow(widen(e) * inv));
+            put_lanes_f(po + i * so, so, k, f16, scaled_d(e, inv));
         }
     });
 }
@@ -1403,6 +1466,23 @@ RED_INT_TYPES(ISUM_DEFINE)
 #define EXTREME_DEFINE(NAME, T, W, DT) EXTREME_T(NAME, DT)
 RED_ALL_TYPES(EXTREME_DEFINE)
 
+/* Float MAX/MIN: the max-min scan, then the value itself; a group holding a NaN, or whose result is a zero
+ * (+0 or -0: the first one decides), takes the element ARGMAX/ARGMIN selects, bits and all. */
+static void fextreme_c(const char *in, char *out, const rdims *R, const rctx *c) {
+    int f16 = c->in_dtype == ODML_F16;
+    float top, low;
+    group_max_min(in, R, f16, &top, &low);
+    float v = c->last & ODML_MIN ? low : top;
+    if (top != top || v == 0.0f) {
+        (f16 ? f16_extreme_c : f32_extreme_c)(in, out, R, c);
+    } else if (f16) {
+        uint16_t h = f32_to_f16(v); /* (exact: v is one of the halves) */
+        memcpy(out, &h, 2);
+    } else {
+        memcpy(out, &v, 4);
+    }
+}
+
 /* The kernels of this block (0), or -1 when op is not one of them or does not take in_dtype. */
 static int red_pick_red(int op, int in_dtype, red_contig *c, red_strip *s) {
 #define PICK(ID) return *c = ID##_c, *s = ID##_s, 0
@@ -1411,6 +1491,7 @@ static int red_pick_red(int op, int in_dtype, red_contig *c, red_strip *s) {
     case ODML_OP_SOFTMAX: if (f) PICK(softmax); return -1;
     case ODML_OP_AVERAGE: if (f) PICK(faverage); return -1;
     case ODML_OP_MAX:
+        if (f) return *c = fextreme_c, *s = in_dtype == ODML_F32 ? f32_extreme_s : f16_extreme_s, 0;
         switch (in_dtype) {
 #define EXTREME_CASE(NAME, T, W, DT) case DT: PICK(NAME##_extreme);
             RED_ALL_TYPES(EXTREME_CASE)

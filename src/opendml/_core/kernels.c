@@ -877,6 +877,7 @@ ALWAYS vf narrow2(vd8 lo, vd8 hi) {
     return __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
 }
 #endif
+ALWAYS double hsum_d8(vd8 a) { return ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7])); }
 ALWAYS vf scaled_d(vf x, double c) { return narrow2(widen_lo(x) * c, widen_hi(x) * c); } /* x * c, one rounding */
 ALWAYS vf shifted_d(vf x, double a, double b) {                                            /* x - a - b, one rounding */
     return narrow2((widen_lo(x) - a) - b, (widen_hi(x) - a) - b);
@@ -1072,15 +1073,15 @@ static double sum_kept(const float *p, ptrdiff_t n) {
         vf x = lanes_f((const char *)(p + i), 4, n - i < LANES ? n - i : LANES, 0, 0);
         a += widen_lo(x), b += widen_hi(x);
     }
-    a = (a + b) + (c + d);
-    return ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7]));
+    return hsum_d8((a + b) + (c + d));
 }
 
 /* The plain LOG_SOFTMAX sum of a group of up to SM_KEEP elements (max m finite, every entry within 87 of it):
- * the maxima counted, the other terms' parts kept and summed in double afterwards. Returns log(sum). */
+ * the maxima counted, the other terms' main parts kept and summed in double afterwards, their small parts
+ * (below 2^-23 of them) summed in float on the way. Returns log(sum). */
 static double log_sum_kept(const char *in, const rdims *R, int f16, float m) {
-    float kh[SM_KEEP + LANES], kl[SM_KEEP + LANES]; /* (+ LANES: partial vectors are stored whole) */
-    vf vm = splatf(m);
+    float kh[SM_KEEP + LANES]; /* (+ LANES: partial vectors are stored whole) */
+    vf vm = splatf(m), small = {0};
     vi cnt = {0};
     int32_t pads = 0;
     FOR_RUNS(R, in, NULL, pi, po, flat, {
@@ -1093,13 +1094,13 @@ static double log_sum_kept(const char *in, const rdims *R, int f16, float m) {
             exp_parts_in(t, &sc, &r, &q, 0);
             exp_split(sc, r, q, err, ~eq, &eh, &el);
             storef(kh + flat + i, eh);
-            storef(kl + flat + i, el);
+            small += el;
             cnt -= eq;
             pads += (int32_t)(LANES - k);
         }
     });
-    ptrdiff_t count = (ptrdiff_t)group_count(R);
-    return log_sum((uint64_t)(hsum_i(cnt) - pads), sum_kept(kh, count) + sum_kept(kl, count));
+    double rest = sum_kept(kh, (ptrdiff_t)group_count(R)) + hsum_d8(widen_lo(small) + widen_hi(small));
+    return log_sum((uint64_t)(hsum_i(cnt) - pads), rest);
 }
 
 static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
@@ -1375,18 +1376,26 @@ static void store_double(char *p, int f16, double d) {
     }
 }
 
+/* Adds x's 16 terms into two accumulators of 8 doubles (registers; see widen_lo). */
+ALWAYS void add_fterms(vf x, const int term, vd8 *lo, vd8 *hi) {
+    if (term == T_ABS) x = (vf)((vi)x & 0x7fffffff);
+    vd8 a = widen_lo(x), b = widen_hi(x);
+    *lo += term == T_SQUARE ? a * a : a;
+    *hi += term == T_SQUARE ? b * b : b;
+}
+
 ALWAYS void fsum_group(const char *in, char *out, const rdims *R, const rctx *c, const int term, const int mean) {
     int f16 = c->in_dtype == ODML_F16;
-    vd a = {0}, b = {0};
+    vd8 a = {0}, b = {0}, d = {0}, e = {0};
     FOR_RUNS(R, in, NULL, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], i = 0;
         for (; i + 2 * LANES <= n; i += 2 * LANES) {
-            a += fterm(lanes_f(pi + i * s, s, LANES, f16, 0), term);
-            b += fterm(lanes_f(pi + (i + LANES) * s, s, LANES, f16, 0), term);
+            add_fterms(lanes_f(pi + i * s, s, LANES, f16, 0), term, &a, &b);
+            add_fterms(lanes_f(pi + (i + LANES) * s, s, LANES, f16, 0), term, &d, &e);
         }
-        for (; i < n; i += LANES) a += fterm(lanes_f(pi + i * s, s, n - i < LANES ? n - i : LANES, f16, 0), term);
+        for (; i < n; i += LANES) add_fterms(lanes_f(pi + i * s, s, n - i < LANES ? n - i : LANES, f16, 0), term, &a, &b);
     });
-    double sum = hsum_d(a + b);
+    double sum = hsum_d8((a + b) + (d + e));
     store_double(out, f16, mean ? sum / group_count(R) : sum);
 }
 

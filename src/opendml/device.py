@@ -123,8 +123,8 @@ class CompiledOperator:
         # The common binding, checked in a few hundred nanoseconds (see _direct_views): every tensor packed and
         # present, bound to an exact C-contiguous array.
         packed = all(plan is not None and plan.desc.is_packed for _, plan in self._inputs + self._outputs)
-        self._direct = [(plan.dtype, plan.shape) for _, plan in self._inputs] if packed else None
-        self._direct_out = [(plan.dtype, plan.shape) for _, plan in self._outputs] if packed else None
+        self._direct = [_direct_key(plan) for _, plan in self._inputs] if packed else None
+        self._direct_out = [_direct_key(plan) for _, plan in self._outputs] if packed else None
         self._name = schema.c_name
 
     @property
@@ -163,25 +163,32 @@ class CompiledOperator:
             outputs = (None,) * len(expected_out)
         elif type(outputs) not in (list, tuple) or len(outputs) != len(expected_out):
             return None
-        ndarray = np.ndarray
-        for array, (dtype, shape) in zip(inputs, expected_in):
-            if (
-                type(array) is not ndarray
-                or array.dtype != dtype
-                or array.shape != shape
-                or not array.flags.c_contiguous
-            ):
+        ndarray, shares_memory = np.ndarray, np.shares_memory
+        for array, (dtype, shape, strides) in zip(inputs, expected_in):
+            # (packed strides stand for C-contiguity: one tuple compare instead of a flags object per array)
+            if type(array) is not ndarray or array.shape != shape or array.strides != strides or array.dtype != dtype:
                 return None
         if self._guard_inputs:
             inputs = tuple(map(_read_only, inputs))
         results = []
-        for array, (dtype, shape) in zip(outputs, expected_out):
+        for array, (dtype, shape, strides) in zip(outputs, expected_out):
             if array is None:
                 array = empty_output(shape, dtype)
-            elif not _exact_writable(array, dtype, shape):
+            elif (
+                type(array) is not ndarray
+                or array.shape != shape
+                or array.strides != strides
+                or array.dtype != dtype
+                or not array.flags.writeable
+            ):
                 return None
-            elif any(np.shares_memory(array, other) for other in (*inputs, *results)):
-                return None  # in place, or a hazard: the full path decides which
+            else:
+                for other in inputs:
+                    if shares_memory(array, other):
+                        return None  # in place, or a hazard: the full path decides which
+                for other in results:
+                    if shares_memory(array, other):
+                        return None
             results.append(array)
         return tuple(inputs), tuple(results)
 
@@ -201,10 +208,14 @@ class CompiledOperator:
         check_hazards(self._schema.c_name, present, outputs, self._schema.in_place)
 
 
-def _exact_writable(array: Any, dtype: np.dtype, shape: tuple[int, ...]) -> bool:
-    """An output array the direct path can write as it is."""
-    exact = type(array) is np.ndarray and array.dtype == dtype and array.shape == shape
-    return exact and array.flags.c_contiguous and array.flags.writeable
+def _direct_key(plan: TensorPlan) -> tuple[np.dtype, tuple[int, ...], tuple[int, ...]]:
+    """What an array bound directly to a packed tensor must have: its dtype, shape and C-contiguous strides (as
+    NumPy gives a fresh array; a contiguous view with other strides on a size-1 dimension takes the full path)."""
+    strides, step = [], plan.dtype.itemsize
+    for size in reversed(plan.shape):
+        strides.append(step)
+        step *= size
+    return plan.dtype, plan.shape, tuple(reversed(strides))
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:

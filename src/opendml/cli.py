@@ -133,8 +133,10 @@ def _info(args: argparse.Namespace) -> int:
         print(f"compiled: not available ({info['compiled_error']})")
         return EXIT_OK
     print(f"compiled ISA: {info['isa']} (available: {', '.join(info['isas'])}; OPENDML_ISA forces a lower one)")
-    print(f"threads: {info['threads']} of {info['cpus']} CPUs (OPENDML_NUM_THREADS), one thread below "
-          f"{info['parallel_min_bytes']} bytes")
+    print(
+        f"threads: {info['threads']} of {info['cpus']} CPUs (OPENDML_NUM_THREADS), one thread below "
+        f"{info['parallel_min_bytes']} bytes"
+    )
     return EXIT_OK
 
 

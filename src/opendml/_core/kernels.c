@@ -1367,6 +1367,7 @@ static uint16_t f64_to_f16(double d) {
 }
 
 static void store_double(char *p, int f16, double d) {
+    if (d != d) d = NAN; /* the default quiet NaN, as the reference: which NaN a sum carries depends on its order */
     if (f16) {
         uint16_t h = f64_to_f16(d);
         memcpy(p, &h, 2);
@@ -1384,7 +1385,14 @@ ALWAYS void add_fterms(vf x, const int term, vd8 *lo, vd8 *hi) {
     *hi += term == T_SQUARE ? b * b : b;
 }
 
-ALWAYS void fsum_group(const char *in, char *out, const rdims *R, const rctx *c, const int term, const int mean) {
+/* What a float sum becomes: itself (SUM, SUM_SQUARE, L1), the mean (AVERAGE), its square root (L2) or its log
+ * (LOG_SUM), in double, rounded once by the caller. */
+enum { P_NONE, P_MEAN, P_SQRT, P_LOG };
+ALWAYS double finish(double sum, const int post, const rdims *R) {
+    return post == P_MEAN ? sum / group_count(R) : post == P_SQRT ? sqrt(sum) : post == P_LOG ? log(sum) : sum;
+}
+
+ALWAYS void fsum_group(const char *in, char *out, const rdims *R, const rctx *c, const int term, const int post) {
     int f16 = c->in_dtype == ODML_F16;
     vd8 a = {0}, b = {0}, d = {0}, e = {0};
     FOR_RUNS(R, in, NULL, pi, po, flat, {
@@ -1396,19 +1404,18 @@ ALWAYS void fsum_group(const char *in, char *out, const rdims *R, const rctx *c,
         for (; i < n; i += LANES) add_fterms(lanes_f(pi + i * s, s, n - i < LANES ? n - i : LANES, f16, 0), term, &a, &b);
     });
     double sum = hsum_d8((a + b) + (d + e));
-    store_double(out, f16, mean ? sum / group_count(R) : sum);
+    store_double(out, f16, finish(sum, post, R));
 }
 
 ALWAYS void fsum_strip(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R, const rctx *c,
-                   const int term, const int mean) {
+                   const int term, const int post) {
     int f16 = c->in_dtype == ODML_F16;
     vd a = {0};
     FOR_RUNS(R, in, NULL, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i++) a += fterm(lanes_f(pi + i * s, lsi, nl, f16, 0), term);
     });
-    double count = mean ? group_count(R) : 1;
-    for (int l = 0; l < nl; l++) store_double(out + l * lso, f16, mean ? a[l] / count : a[l]);
+    for (int l = 0; l < nl; l++) store_double(out + l * lso, f16, finish(a[l], post, R));
 }
 
 /* ---- SUM, SUM_SQUARE, L1 on integers: terms widened to 64 bits, summed modulo 2^64 (unsigned, so wrapping is
@@ -1452,12 +1459,14 @@ ALWAYS void fsum_strip(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, 
                        const rctx *c) {                                                                         \
         CALL_S;                                                                                                 \
     }
-#define FSUM_FN(ID, TERM, MEAN)                                                                                 \
-    RED_FN(ID, fsum_group(in, out, R, c, TERM, MEAN), fsum_strip(in, lsi, out, lso, nl, R, c, TERM, MEAN))
-FSUM_FN(fsum, T_SUM, 0)
-FSUM_FN(fsquare, T_SQUARE, 0)
-FSUM_FN(fl1, T_ABS, 0)
-FSUM_FN(faverage, T_SUM, 1)
+#define FSUM_FN(ID, TERM, POST)                                                                                 \
+    RED_FN(ID, fsum_group(in, out, R, c, TERM, POST), fsum_strip(in, lsi, out, lso, nl, R, c, TERM, POST))
+FSUM_FN(fsum, T_SUM, P_NONE)
+FSUM_FN(fsquare, T_SQUARE, P_NONE)
+FSUM_FN(fl1, T_ABS, P_NONE)
+FSUM_FN(faverage, T_SUM, P_MEAN)
+FSUM_FN(fl2, T_SQUARE, P_SQRT)
+FSUM_FN(flog_sum, T_SUM, P_LOG)
 
 #define RED_INT_TYPES(X)                                                                                        \
     X(i8, int8_t, int64_t, ODML_I8) X(i16, int16_t, int64_t, ODML_I16) X(i32, int32_t, int64_t, ODML_I32)       \
@@ -1499,6 +1508,8 @@ static int red_pick_red(int op, int in_dtype, red_contig *c, red_strip *s) {
     switch (op) {
     case ODML_OP_SOFTMAX: if (f) PICK(softmax); return -1;
     case ODML_OP_AVERAGE: if (f) PICK(faverage); return -1;
+    case ODML_OP_L2: if (f) PICK(fl2); return -1;
+    case ODML_OP_LOG_SUM: if (f) PICK(flog_sum); return -1;
     case ODML_OP_MAX:
         if (f) return *c = fextreme_c, *s = in_dtype == ODML_F32 ? f32_extreme_s : f16_extreme_s, 0;
         switch (in_dtype) {

@@ -254,6 +254,8 @@ static PyObject *py_reduce(PyObject *self, PyObject *args) {
     case ODML_OP_LOG_SOFTMAX:
     case ODML_OP_SOFTMAX:
     case ODML_OP_AVERAGE:
+    case ODML_OP_L2:
+    case ODML_OP_LOG_SUM:
         ok = f && out.dtype == in.dtype;
         break;
     case ODML_OP_SUM: /* REDUCE's functions: the output has the input's type */

@@ -38,6 +38,8 @@ _REDUCE = {
     RF.SUM_SQUARE: (_native.OP_SUM_SQUARE, 0),
     RF.L1: (_native.OP_L1, 0),
     RF.AVERAGE: (_native.OP_AVERAGE, 0),
+    RF.L2: (_native.OP_L2, 0),
+    RF.LOG_SUM: (_native.OP_LOG_SUM, 0),
     RF.MAX: (_native.OP_MAX, 0),
     RF.MIN: (_native.OP_MAX, MIN),
     RF.ARGMAX: (OP_ARGMAX, 0),
@@ -48,10 +50,11 @@ _FLOATS = (np.dtype(np.float32), np.dtype(np.float16))
 
 @register(OperatorType.REDUCE, "compiled")
 def reduce_(desc, inputs, outputs) -> None:
-    """The engine's functions; the others (L2, LOG_SUM, LOG_SUM_EXP, MULTIPLY; AVERAGE of integers) run on the
+    """The engine's functions; the others (LOG_SUM_EXP, MULTIPLY; AVERAGE, L2 and LOG_SUM of integers) run on the
     NumPy kernel."""
     op = _REDUCE.get(desc.function)
-    if op is None or (desc.function == RF.AVERAGE and inputs[0].dtype not in _FLOATS):
+    float_only = (RF.AVERAGE, RF.L2, RF.LOG_SUM)
+    if op is None or (desc.function in float_only and inputs[0].dtype not in _FLOATS):
         return _reference.reduce(desc, inputs, outputs)
     reduce(op[0], inputs[0], outputs[0], _mask(desc.axes), op[1])
 

@@ -51,8 +51,9 @@ def reduce(desc, inputs, outputs) -> None:
     with np.errstate(all="ignore"):  # overflow to inf, log(0), log of a negative sum: defined results
         if np.issubdtype(x.dtype, np.integer):
             result = _integer(function, d, axes, copies)
-        else:
+        else:  # a NaN result is the default quiet NaN: which NaN a sum carries would depend on its order
             result = _float(function, d, axes, copies)
+            result = np.where(np.isnan(result), np.nan, result)
         np.copyto(out, result, casting="unsafe")  # float64 rounds once; 64-bit integers wrap to the width
 
 

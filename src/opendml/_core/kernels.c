@@ -1257,18 +1257,16 @@ static void softmax_exact_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t 
 }
 
 /* The usual case, in float32: a group whose maximum m is finite and whose every entry lies within 87 of it (so
- * every term is a normal float and no -inf occurs). e = exp(x - m) in float32 with the subtraction's rounding
- * error err (TwoSum: x - m = t + err exactly) applied as e * (1 + err), its parts added so that only the last
- * addition rounds (about 0.52 ulp); the sum of the e in double;
+ * every term is a normal float and no -inf occurs). e = exp(x - m) in float32, the subtraction's rounding
+ * error err (TwoSum: x - m = t + err exactly) added to the reduced argument (about 0.6 ulp); the sum of the e in double;
  * out = e * (1 / sum) in double, rounded once: within 2 ulp (tests/test_backends.py measures it). The e are
  * kept between the passes in a scratch row (groups up to SM_KEEP elements: the output is then written once), else in the output (float32) or computed again to the same bits (float16). The sum is
  * taken from the kept e in its own loop (four double chains), so that the exp loop carries no dependency.
  * Other groups take the exact double path above. */
 ALWAYS vf softmax_term(vf x, vf m) {
-    vf err, t = two_diff(x, m, &err), s, r, q, eh, el;
-    exp_parts_in(t, &s, &r, &q, 0);
-    exp_split(s, r, q, err, splati(-1), &eh, &el);
-    return eh + el;
+    vf err, t = two_diff(x, m, &err), s, r, q;
+    exp_parts_lo(t, err, &s, &r, &q, 0);
+    return s * ((q + r) + 1.0f);
 }
 
 static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {

@@ -165,7 +165,13 @@ ALWAYS vf fmadd(vf a, vf b, vf c) {
  * double (about 2e-8 relative error: log-softmax); exp_f32 adds them in float (about 1 ulp).
  * Domain x <= 88; below -87.3 (and -inf) the scale is 0, so callers that need those tiny terms take them
  * elsewhere (log-softmax does, from libm in double). ---- */
-ALWAYS void exp_parts_in(vf x, vf *scale, vf *r, vf *q, const int clamp) {
+ALWAYS void exp_parts_lo(vf x, vf lo, vf *scale, vf *r, vf *q, const int clamp);
+ALWAYS void exp_parts_in(vf x, vf *scale, vf *r, vf *q, const int clamp) { /* lo = -0.0: x + -0.0 is x, folded */
+    exp_parts_lo(x, (vf)splati(INT32_MIN), scale, r, q, clamp);
+}
+
+/* exp(x + lo) for a small lo (below an ulp of x): lo joins the reduced argument, where its rounding is harmless. */
+ALWAYS void exp_parts_lo(vf x, vf lo, vf *scale, vf *r, vf *q, const int clamp) {
     const float LOG2E = 1.44269504088896341f, LN2_HI = 0.693359375f, LN2_LO = -2.12194440e-4f;
     const float MAGIC = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer, kept in the low bits */
     vi tiny = {0};
@@ -177,7 +183,7 @@ ALWAYS void exp_parts_in(vf x, vf *scale, vf *r, vf *q, const int clamp) {
     }
     vf biased = fmadd(xc, splatf(LOG2E), splatf(MAGIC));
     vf n = biased - MAGIC;
-    vf rr = fmadd(n, splatf(-LN2_LO), fmadd(n, splatf(-LN2_HI), xc));
+    vf rr = fmadd(n, splatf(-LN2_LO), fmadd(n, splatf(-LN2_HI), xc)) + lo;
     vf p = fmadd(splatf(1.9875691500e-4f), rr, splatf(1.3981999507e-3f));
     p = fmadd(p, rr, splatf(8.3334519073e-3f));
     p = fmadd(p, rr, splatf(4.1665795894e-2f));

@@ -879,6 +879,14 @@ ALWAYS vf narrow2(vd8 lo, vd8 hi) {
 #endif
 ALWAYS double hsum_d8(vd8 a) { return ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7])); }
 ALWAYS vf scaled_d(vf x, double c) { return narrow2(widen_lo(x) * c, widen_hi(x) * c); } /* x * c, one rounding */
+/* 16 lanes of double sums as two registers (a struct of two vd8: scalar replacement keeps it there). */
+typedef struct {
+    vd8 lo, hi;
+} dsum;
+ALWAYS void dsum_add(dsum *s, vf x) { s->lo += widen_lo(x), s->hi += widen_hi(x); }
+ALWAYS double dsum_lane(const dsum *s, int l) { return l < 8 ? s->lo[l] : s->hi[l - 8]; }
+ALWAYS double dsum_total(const dsum *s) { return hsum_d8(s->lo + s->hi); }
+ALWAYS vf dsum_scale(vf x, const dsum *s) { return narrow2(widen_lo(x) * s->lo, widen_hi(x) * s->hi); }
 ALWAYS vf shifted_d(vf x, double a, double b) {                                            /* x - a - b, one rounding */
     return narrow2((widen_lo(x) - a) - b, (widen_hi(x) - a) - b);
 }
@@ -904,7 +912,7 @@ ALWAYS void exp_split(vf sc, vf r, vf q, vf err, vi keep, vf *eh, vf *el) {
     *el = (vf)((vi)(sc * fmadd(h + q, err, l + q)) & keep);
 }
 
-ALWAYS void add_terms(vf x, vf m, const int slow, const int plain, vi *flag, vi *cnt, vd *hi, vf *lo, int *pending) {
+ALWAYS void add_terms(vf x, vf m, const int slow, const int plain, vi *flag, vi *cnt, dsum *hi, vf *lo, int *pending) {
     vf err, t = two_diff(x, m, &err);
     vi eq = t == 0.0f, tiny = {0}, keep = ~eq;
     if (!plain) { /* the group has terms below e^-87 or -inf entries (else every t is in [-87, 0]) */
@@ -914,14 +922,17 @@ ALWAYS void add_terms(vf x, vf m, const int slow, const int plain, vi *flag, vi 
     vf sc, r, q, eh, el;
     exp_parts_in(t, &sc, &r, &q, !plain);
     exp_split(sc, r, q, err, keep, &eh, &el);
-    vd e = widen(eh);
+    dsum e = {widen_lo(eh), widen_hi(eh)};
     if (slow)
         for (int k = 0; k < LANES; k++)
-            if (tiny[k]) e[k] = exp((double)x[k] - (double)m[k]);
-    *hi += e;
+            if (tiny[k]) {
+                double v = exp((double)x[k] - (double)m[k]);
+                if (k < 8) e.lo[k] = v; else e.hi[k - 8] = v;
+            }
+    hi->lo += e.lo, hi->hi += e.hi;
     *lo += el;
     if (++*pending == 16) { /* the float part goes to the double sum every 16 terms: its error stays ~1e-9 */
-        *hi += widen(*lo);
+        dsum_add(hi, *lo);
         *lo = (vf){0};
         *pending = 0;
     }
@@ -932,7 +943,7 @@ ALWAYS void add_terms(vf x, vf m, const int slow, const int plain, vi *flag, vi 
 /* The sum pass of a contiguous-run group; `slow` and `plain` are constants at each call (no call in the fast
  * loop, no range checks where the group's minimum showed they cannot matter). */
 ALWAYS void sum_pass_c(const char *in, const rdims *R, int f16, vf vm, const int slow, const int plain, vi *flag,
-                       vi *cnt, vd *sum) {
+                       vi *cnt, dsum *sum) {
     vf lo = {0};
     int pending = 0;
     int32_t pads = 0;
@@ -948,11 +959,11 @@ ALWAYS void sum_pass_c(const char *in, const rdims *R, int f16, vf vm, const int
         }
     });
     if (plain) (*cnt)[0] -= pads;
-    *sum += widen(lo);
+    dsum_add(sum, lo);
 }
 
 ALWAYS void sum_pass_s(const char *in, ptrdiff_t lsi, int nl, const rdims *R, int f16, vf m, const int slow,
-                       const int plain, vi *flag, vi *cnt, vd *sum) {
+                       const int plain, vi *flag, vi *cnt, dsum *sum) {
     vf lo = {0};
     int pending = 0;
     FOR_RUNS(R, in, NULL, pi, po, flat, {
@@ -960,7 +971,7 @@ ALWAYS void sum_pass_s(const char *in, ptrdiff_t lsi, int nl, const rdims *R, in
         for (ptrdiff_t i = 0; i < n; i++)
             add_terms(lanes_f(pi + i * s, lsi, nl, f16, 0), m, slow, plain, flag, cnt, sum, &lo, &pending);
     });
-    *sum += widen(lo);
+    dsum_add(sum, lo);
 }
 
 #define ANY(v) (lane_mask((vi)(v) != 0) != 0) /* (lane_mask reads masks: compare first) */
@@ -1036,11 +1047,16 @@ static void group_max_min(const char *in, const rdims *R, int f16, float *max, f
 }
 
 /* The same for a strip of nl groups side by side (lane l: group l; lanes past nl read 0). */
+#ifndef STRIP_AHEAD
+#define STRIP_AHEAD 4
+#endif
 static void strip_max_min(const char *in, ptrdiff_t lsi, int nl, const rdims *R, int f16, vf *max, vf *min) {
     vf m = splatf(-INFINITY), mn = splatf(INFINITY);
     FOR_RUNS(R, in, NULL, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i++) {
+            /* a later strip's lines, far apart: the hardware tracks too few streams to fetch them */
+            __builtin_prefetch(pi + i * s + STRIP_AHEAD * LANES * lsi);
             vf x = lanes_f(pi + i * s, lsi, nl, f16, 0);
             m = maxnan(m, x);
             mn = selectf(x < mn, x, mn);
@@ -1111,7 +1127,7 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
     if (isfinite(m)) {
         vf vm = splatf(m);
         vi cnt = {0}, flag = {0};
-        vd sum = {0};
+        dsum sum = {0};
         if (low - m >= -87.0f && group_count(R) <= SM_KEEP) {
             L = log_sum_kept(in, R, f16, m);
         } else if (low - m >= -87.0f) { /* every term in float's normal range, no -inf: the plain sum */
@@ -1119,11 +1135,11 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
         } else {
             sum_pass_c(in, R, f16, vm, 0, 0, &flag, &cnt, &sum);
             if (ANY(flag)) {
-                cnt = (vi){0}, sum = (vd){0};
+                cnt = (vi){0}, sum = (dsum){0};
                 sum_pass_c(in, R, f16, vm, 1, 0, &flag, &cnt, &sum);
             }
         }
-        if (L != L) L = log_sum((uint64_t)hsum_i(cnt), hsum_d(sum)); /* (a lane count stays below 2^28) */
+        if (L != L) L = log_sum((uint64_t)hsum_i(cnt), dsum_total(&sum)); /* (a lane count stays below 2^28) */
     }
     FOR_RUNS(R, in, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
@@ -1140,18 +1156,18 @@ static void log_softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t ls
     vf m, mn;
     strip_max_min(in, lsi, nl, R, f16, &m, &mn);
     vi cnt = {0}, flag = {0};
-    vd sum = {0};
+    dsum sum = {0};
     if (!ANY(~((mn - m) >= -87.0f))) { /* every lane's terms in float's normal range (and no NaN): plain sum */
         sum_pass_s(in, lsi, nl, R, f16, m, 0, 1, &flag, &cnt, &sum);
     } else {
         sum_pass_s(in, lsi, nl, R, f16, m, 0, 0, &flag, &cnt, &sum);
         if (ANY(flag)) {
-            cnt = (vi){0}, sum = (vd){0};
+            cnt = (vi){0}, sum = (dsum){0};
             sum_pass_s(in, lsi, nl, R, f16, m, 1, 0, &flag, &cnt, &sum);
         }
     }
     vd L, md = widen(m);
-    for (int l = 0; l < LANES; l++) L[l] = isfinite(m[l]) ? log_sum((uint32_t)cnt[l], sum[l]) : NAN;
+    for (int l = 0; l < LANES; l++) L[l] = isfinite(m[l]) ? log_sum((uint32_t)cnt[l], dsum_lane(&sum, l)) : NAN;
     FOR_RUNS(R, in, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i++) {
@@ -1281,7 +1297,7 @@ static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) 
     float keep[SM_KEEP + LANES]; /* (+ LANES: a partial vector is stored whole; the next run overwrites the rest) */
     int kept = count <= SM_KEEP;
     vf m = splatf(top);
-    vd sum = {0};
+    dsum sum = {0};
     FOR_RUNS(R, in, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i += LANES) {
@@ -1290,11 +1306,11 @@ static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) 
             vf e = softmax_term(lanes_f(pi + i * s, s, k, f16, top), m);
             if (k < LANES) e = selectf(IOTA < (vu){0} + (uint32_t)k, e, splatf(0)); /* (padding: no term) */
             if (kept) storef(keep + flat + i, e);
-            else if (!f16) put_lanes_f(po + i * so, so, k, 0, e), sum += widen(e);
-            else sum += widen(e);
+            else if (!f16) put_lanes_f(po + i * so, so, k, 0, e), dsum_add(&sum, e);
+            else dsum_add(&sum, e);
         }
     });
-    double total = kept ? sum_kept(keep, count) : hsum_d(sum);
+    double total = kept ? sum_kept(keep, count) : dsum_total(&sum);
     double inv = 1.0 / total;
     if (kept && R->nd == 1 && R->so[0] == osz) { /* one contiguous output run: the plain loop */
         ptrdiff_t i = 0;
@@ -1322,21 +1338,21 @@ static void softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, i
         softmax_exact_s(in, lsi, out, lso, nl, R, c);
         return;
     }
-    vd sum = {0};
+    dsum sum = {0};
     FOR_RUNS(R, in, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i++) {
             vf e = softmax_term(lanes_f(pi + i * s, lsi, nl, f16, 0), m);
-            sum += widen(e);
+            dsum_add(&sum, e);
             if (!f16) put_lanes_f(po + i * so, lso, nl, 0, e);
         }
     });
-    vd inv = 1.0 / sum;
+    dsum inv = {1.0 / sum.lo, 1.0 / sum.hi};
     FOR_RUNS(R, in, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i++) {
             vf e = f16 ? softmax_term(lanes_f(pi + i * s, lsi, nl, 1, 0), m) : lanes_f(po + i * so, lso, nl, 0, 0);
-            put_lanes_f(po + i * so, lso, nl, f16, narrow(widen(e) * inv));
+            put_lanes_f(po + i * so, lso, nl, f16, dsum_scale(e, &inv));
         }
     });
 }

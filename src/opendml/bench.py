@@ -1,12 +1,13 @@
 """Benchmark: ``python -m opendml.bench [--quick] [--ops ...] [--shapes ...] [--json PATH]``.
 
-Times every operator x {float32, float16} x {one axis (the last), two axes (the last two), where the operator
+Times every operator x {float32, float16} x {one axis (the last); two axes: the last two, and the first and last (a
+far-strided axis with a contiguous one); where the operator
 reduces} at each shape, on 1 and 2 threads (opendml's ``set_num_threads``), against, in the same run:
 
 * the bound: max(a NumPy copy of as many bytes as the operator reads and writes, a NumPy read of its input);
 * onnxruntime (skipped when not installed, or when its CPU provider has no kernel for the dtype): one thread
   (``intra_op_num_threads=1``) for the 1-thread rows, its default for the 2-thread rows; IO binding into
-  preallocated outputs; ONNX's single-axis operators take two trailing axes through Reshape;
+  preallocated outputs; ONNX's single-axis operators take other axes through Transpose and several through Reshape;
 * PyTorch (when installed; ``torch.set_num_threads``) and the plain NumPy one-liner.
 
 opendml runs ``CompiledOperator.execute`` into a preallocated output. Samples of all contenders are interleaved
@@ -218,16 +219,18 @@ def numpy_baseline(case: Case):
         return lambda: np.copyto(out, np.where(c != 0, a, b))
     if case.op in REDUCE:
         return lambda: REDUCE[case.op][1](x, axis=axes, keepdims=True, out=out)
-    grouped_shape = tuple(s for d, s in enumerate(x.shape) if d not in axes) + (-1,)
+    kept = [d for d in range(x.ndim) if d not in axes]
+    grouped_shape = tuple(x.shape[d] for d in kept) + (-1,)
 
-    def argmax_flat():
-        return x.reshape(grouped_shape).argmax(-1)  # axes are trailing here
+    def argmax_flat():  # the reduced axes moved last and merged
+        return x.transpose(kept + list(axes)).reshape(grouped_shape).argmax(-1)
 
     if case.op == "argmax":
         return lambda: np.copyto(out, argmax_flat().reshape(out.shape))
     if case.op == "hardmax":
-        n = int(np.prod([x.shape[d] for d in axes]))
-        return lambda: np.copyto(out, (np.arange(n) == argmax_flat()[..., None]).reshape(x.shape))
+        n, moved = int(np.prod([x.shape[d] for d in axes])), tuple(x.shape[d] for d in kept + list(axes))
+        back = np.argsort(kept + list(axes))
+        return lambda: np.copyto(out, (np.arange(n) == argmax_flat()[..., None]).reshape(moved).transpose(back))
 
     def log_softmax():
         shifted = x - x.max(axis=axes, keepdims=True)
@@ -294,10 +297,14 @@ def add_onnxruntime(case: Case, threads: int):
                 attrs["axes"] = list(axes)
         elif case.op != "hard_sigmoid":
             attrs["axis"] = len(shape) - 1
-            if len(axes) > 1:  # trailing axes merged into one through Reshape
-                merged = [*shape[: len(shape) - len(axes)], -1]
+            perm = [d for d in range(len(shape)) if d not in axes] + list(axes)
+            if perm != sorted(perm):  # reduced axes moved last (Transpose), as an ONNX user would
+                nodes.append(helper.make_node("Transpose", ["x"], ["xt"], perm=perm))
+                x_name = "xt"
+            if len(axes) > 1:  # the reduced axes (now trailing) merged into one through Reshape
+                merged = [shape[d] for d in perm[: len(shape) - len(axes)]] + [-1]
                 inits.append(helper.make_tensor("s", TensorProto.INT64, [len(merged)], merged))
-                nodes.append(helper.make_node("Reshape", ["x", "s"], ["xr"]))
+                nodes.append(helper.make_node("Reshape", [x_name, "s"], ["xr"]))
                 x_name, attrs["axis"] = "xr", len(merged) - 1
         if case.op == "argmax":
             attrs["keepdims"] = 1
@@ -305,9 +312,12 @@ def add_onnxruntime(case: Case, threads: int):
         node_inputs = [x_name, "axes"] if case.op == "reduce_sum" else [x_name]
         nodes.append(helper.make_node(ONNX[case.op], node_inputs, [y_name], **attrs))
         if x_name == "xr":
-            out_shape = list(case.output.shape)
+            back = case.op != "argmax" and perm != sorted(perm)  # a full-shape output goes back through Transpose
+            out_shape = [shape[d] for d in perm] if back else list(case.output.shape)
             inits.append(helper.make_tensor("o", TensorProto.INT64, [len(out_shape)], out_shape))
-            nodes.append(helper.make_node("Reshape", ["yr", "o"], ["y"]))
+            nodes.append(helper.make_node("Reshape", ["yr", "o"], ["yt" if back else "y"]))
+            if back:
+                nodes.append(helper.make_node("Transpose", ["yt"], ["y"], perm=list(np.argsort(perm))))
     graph = helper.make_graph(
         nodes, "g", inputs, [helper.make_tensor_value_info("y", out_elem, list(case.output.shape))], inits
     )
@@ -449,7 +459,8 @@ def main(argv=None) -> None:
     rng = np.random.default_rng(0)
     for shape in shapes:
         for op in args.ops:
-            axis_sets = [(len(shape) - 1,), (len(shape) - 2, len(shape) - 1)]
+            last = len(shape) - 1
+            axis_sets = [(last,), (last - 1, last), (0, last)]  # the last axis, the last two, the first and last
             if op in ("hard_sigmoid", "if", *ELEMENTWISE):
                 axis_sets = [()]
             for dtype in args.dtypes:

@@ -316,6 +316,24 @@ def test_softmax_family_within_ulps(op, isa, specials):
     assert worst[T.FLOAT32] <= (3.0 if op == "softmax" else 1.0) and worst[T.FLOAT16] <= 1.0, worst
 
 
+@pytest.mark.parametrize("op", sorted(FLOAT64))
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_softmax_family_large_groups(op, dtype, threads):
+    """Groups beyond the kernels' stack scratch row (4096 elements: a task's heap row, or the output) and a
+    contiguous or split layout, within the bounds on 1 and 2 threads alike."""
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal((3, 70, 100)) * 4).astype(dtype)
+    call = {"softmax": functional.activation_softmax1, "log_softmax": functional.activation_log_softmax1}[op]
+    for axes in ((1, 2), (0, 2)):
+        results = []
+        for n in (1, 2):
+            threads(n)
+            results.append(call(x, axes, device=COMPILED))
+        assert np.array_equal(results[0].view(np.uint8), results[1].view(np.uint8))
+        bound = 3 if op == "softmax" and dtype == np.float32 else 1
+        assert ulps(results[0], FLOAT64[op](x, axes)) <= bound, axes
+
+
 def test_log_softmax_dominated_maxima():
     """The maxima of a dominated group keep their tiny value: -4.248354e-18, subnormals, -0.0 (as float64)."""
     for row, want in (([0, -40], -4.248354e-18), ([-101, 0], -1.4013e-44), ([0, 234], -0.0), ([0, -800], 0.0)):

@@ -553,6 +553,8 @@ typedef struct {
 
 typedef struct {
     int in_dtype, out_dtype, isize, osize, last; /* last: ODML_LAST | ODML_MIN flags */
+    ptrdiff_t scratch_n; /* floats of scratch row each task allocates for its groups (0: none; see scratch_row) */
+    float *scratch;
 } rctx;
 
 /* contig: reduce the one group at `in`, writing at `out`. strip: reduce nl <= 16 groups side by side, lane l at
@@ -587,6 +589,10 @@ typedef void (*red_strip)(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t ls
             if (d_ < 0) break;                                                                                  \
         }                                                                                                       \
     } while (0)
+
+/* Inside FOR_RUNS: fetch the same place of the next run ahead, when runs are far apart (a far-strided reduced
+ * axis outside a contiguous one: the hardware follows too few streams to fetch them). */
+#define PREFETCH_NEXT_RUN(R, p) ((R)->nd > 1 ? __builtin_prefetch((p) + (R)->si[(R)->nd - 2]) : (void)0)
 
 static const vu IOTA = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
 #define CHAINS 4 /* independent running states per contiguous run */
@@ -641,9 +647,11 @@ static void store_index(char *p, int dtype, uint32_t v) {
             if (s == sizeof(T)) {                                                                               \
                 /* independent running states: one compare-select chain is latency bound */                    \
                 for (; i + CHAINS * LANES <= n; i += CHAINS * LANES)                                            \
-                    for (int k = 0; k < CHAINS; k++)                                                            \
+                    for (int k = 0; k < CHAINS; k++) {                                                          \
+                        PREFETCH_NEXT_RUN(R, pi + (i + k * LANES) * (ptrdiff_t)sizeof(T));                      \
                         NAME##_update(LOAD16(NAME##_v, pi + (i + k * LANES) * (ptrdiff_t)sizeof(T)),            \
                                       IOTA + (flat + (uint32_t)(i + k * LANES)), last, &ms[k], &ids[k]);        \
+                    }                                                                                           \
                 for (; i + LANES <= n; i += LANES)                                                              \
                     NAME##_update(LOAD16(NAME##_v, pi + i * (ptrdiff_t)sizeof(T)), IOTA + (flat + (uint32_t)i), \
                                   last, &ms[0], &ids[0]);                                                       \
@@ -953,6 +961,7 @@ ALWAYS void sum_pass_c(const char *in, const rdims *R, int f16, vf vm, const int
             /* A partial vector's padding is -inf (no term), or in the plain case the max itself (counted as one
              * of the maxima, then taken back) since plain terms have no -inf handling. */
             ptrdiff_t k = n - i < LANES ? n - i : LANES;
+            PREFETCH_NEXT_RUN(R, pi + i * s);
             add_terms(lanes_f(pi + i * s, s, k, f16, plain ? vm[0] : -INFINITY), vm, slow, plain, flag, cnt, sum,
                       &lo, &pending);
             pads += (int32_t)(LANES - k);
@@ -1020,6 +1029,8 @@ static void group_max_min(const char *in, const rdims *R, int f16, float *max, f
     FOR_RUNS(R, in, NULL, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], i = 0;
         for (; i + 2 * LANES <= n; i += 2 * LANES) { /* two chains */
+            PREFETCH_NEXT_RUN(R, pi + i * s);
+            if (!f16) PREFETCH_NEXT_RUN(R, pi + (i + LANES) * s);
             vf a = lanes_f(pi + i * s, s, LANES, f16, 0), b = lanes_f(pi + (i + LANES) * s, s, LANES, f16, 0);
             mv = vmaxf(a, mv), mv2 = vmaxf(b, mv2);
             mn = vminf(a, mn), mn2 = vminf(b, mn2);
@@ -1072,9 +1083,15 @@ static double group_count(const rdims *R) {
     return n;
 }
 
-/* Groups of up to SM_KEEP elements keep per-element values in a scratch row on the stack between passes, so
- * that a pass carries no dependency from vector to vector (a running double sum spills and serialises it). */
-#define SM_KEEP 4096
+/* Groups of up to SM_KEEP elements keep per-element values in a scratch row between passes, so that a pass
+ * carries no dependency from vector to vector (a running sum does) and the input is read once from memory: on
+ * the stack up to SM_STACK elements, else on the heap (without memory, the group takes the slower path). */
+#define SM_STACK 4096
+#define SM_KEEP (1 << 20)
+
+/* A scratch row of count (+ LANES: partial vectors are stored whole) floats: `stack` when it is large enough,
+ * else the task's (allocated once per task by red_task), or NULL. */
+static float *scratch_row(ptrdiff_t count, float *stack, const rctx *c) { return count <= SM_STACK ? stack : c->scratch; }
 
 /* The sum of the n floats at p, in double (four chains). */
 
@@ -1092,11 +1109,10 @@ static double sum_kept(const float *p, ptrdiff_t n) {
     return hsum_d8((a + b) + (c + d));
 }
 
-/* The plain LOG_SOFTMAX sum of a group of up to SM_KEEP elements (max m finite, every entry within 87 of it):
+/* The plain LOG_SOFTMAX sum of a group (max m finite, every entry within 87 of it) into the scratch row kh:
  * the maxima counted, the other terms' main parts kept and summed in double afterwards, their small parts
  * (below 2^-23 of them) summed in float on the way. Returns log(sum). */
-static double log_sum_kept(const char *in, const rdims *R, int f16, float m) {
-    float kh[SM_KEEP + LANES]; /* (+ LANES: partial vectors are stored whole) */
+static double log_sum_kept(const char *in, const rdims *R, int f16, float m, float *kh) {
     vf vm = splatf(m), small = {0};
     vi cnt = {0};
     int32_t pads = 0;
@@ -1128,8 +1144,9 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
         vf vm = splatf(m);
         vi cnt = {0}, flag = {0};
         dsum sum = {0};
-        if (low - m >= -87.0f && group_count(R) <= SM_KEEP) {
-            L = log_sum_kept(in, R, f16, m);
+        float stack[SM_STACK + LANES], *kh = low - m >= -87.0f ? scratch_row((ptrdiff_t)group_count(R), stack, c) : NULL;
+        if (kh) {
+            L = log_sum_kept(in, R, f16, m, kh);
         } else if (low - m >= -87.0f) { /* every term in float's normal range, no -inf: the plain sum */
             sum_pass_c(in, R, f16, vm, 0, 1, &flag, &cnt, &sum);
         } else {
@@ -1273,12 +1290,13 @@ static void softmax_exact_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t 
 }
 
 /* The usual case, in float32: a group whose maximum m is finite and whose every entry lies within 87 of it (so
- * every term is a normal float and no -inf occurs). e = exp(x - m) in float32, the subtraction's rounding
- * error err (TwoSum: x - m = t + err exactly) added to the reduced argument (about 0.6 ulp); the sum of the e in double;
- * out = e * (1 / sum) in double, rounded once: within 2 ulp (tests/test_backends.py measures it). The e are
- * kept between the passes in a scratch row (groups up to SM_KEEP elements: the output is then written once), else in the output (float32) or computed again to the same bits (float16). The sum is
- * taken from the kept e in its own loop (four double chains), so that the exp loop carries no dependency.
- * Other groups take the exact double path above. */
+ * every term is a normal float and no -inf occurs). e = exp(x - m) in float32, the subtraction's rounding error
+ * err (TwoSum: x - m = t + err exactly) added to exp's reduced argument (about 0.6 ulp); the sum of the e in
+ * double; out = e * (1 / sum) in double, rounded once: within 3 ulp (README "Speed"; tests/test_backends.py
+ * measures it). The e are kept between the passes in a scratch row (scratch_row: the output is then written
+ * once, and the sum taken in its own loop, so that the exp loop carries no dependency); without one, a float32
+ * group keeps them in the output, a float16 group computes them again (the same bits). Other groups take the
+ * exact double path above. */
 ALWAYS vf softmax_term(vf x, vf m) {
     vf err, t = two_diff(x, m, &err), s, r, q;
     exp_parts_lo(t, err, &s, &r, &q, 0);
@@ -1294,8 +1312,8 @@ static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) 
         return;
     }
     ptrdiff_t count = (ptrdiff_t)group_count(R);
-    float keep[SM_KEEP + LANES]; /* (+ LANES: a partial vector is stored whole; the next run overwrites the rest) */
-    int kept = count <= SM_KEEP;
+    float stack[SM_STACK + LANES], *keep = scratch_row(count, stack, c); /* (a partial vector is stored whole) */
+    int kept = keep != NULL;
     vf m = splatf(top);
     dsum sum = {0};
     FOR_RUNS(R, in, out, pi, po, flat, {
@@ -1303,6 +1321,7 @@ static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) 
         for (ptrdiff_t i = 0; i < n; i += LANES) {
             ptrdiff_t k = n - i < LANES ? n - i : LANES;
             __builtin_prefetch(pi + (i + n) * s); /* the next group, usually adjacent: read while this one computes */
+            PREFETCH_NEXT_RUN(R, pi + i * s);
             vf e = softmax_term(lanes_f(pi + i * s, s, k, f16, top), m);
             if (k < LANES) e = selectf(IOTA < (vu){0} + (uint32_t)k, e, splatf(0)); /* (padding: no term) */
             if (kept) storef(keep + flat + i, e);
@@ -1314,7 +1333,8 @@ static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) 
     double inv = 1.0 / total;
     if (kept && R->nd == 1 && R->so[0] == osz) { /* one contiguous output run: the plain loop */
         ptrdiff_t i = 0;
-        for (; i + LANES <= count; i += LANES) put_lanes_f(out + i * osz, osz, LANES, f16, scaled_d(loadf(keep + i), inv));
+        for (; i + LANES <= count; i += LANES)
+            put_lanes_f(out + i * osz, osz, LANES, f16, scaled_d(loadf(keep + i), inv));
         if (i < count) put_lanes_f(out + i * osz, osz, count - i, f16, scaled_d(loadf(keep + i), inv));
         return;
     }
@@ -1412,6 +1432,8 @@ ALWAYS void fsum_group(const char *in, char *out, const rdims *R, const rctx *c,
     FOR_RUNS(R, in, NULL, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], i = 0;
         for (; i + 2 * LANES <= n; i += 2 * LANES) {
+            PREFETCH_NEXT_RUN(R, pi + i * s);
+            if (!f16) PREFETCH_NEXT_RUN(R, pi + (i + LANES) * s);
             add_fterms(lanes_f(pi + i * s, s, LANES, f16, 0), term, &a, &b);
             add_fterms(lanes_f(pi + (i + LANES) * s, s, LANES, f16, 0), term, &d, &e);
         }
@@ -1568,6 +1590,8 @@ typedef struct {
 
 static void red_task(void *ctx, ptrdiff_t begin, ptrdiff_t end) {
     const red_plan *P = ctx;
+    rctx c = P->c; /* this task's copy, with its scratch row */
+    if (c.scratch_n) c.scratch = malloc((size_t)c.scratch_n * sizeof(float)); /* (NULL: the slower paths) */
     ptrdiff_t per = P->nstrips ? P->nstrips : 1, k = begin / per, strip = begin % per, idx[ODML_MAXDIM];
     const char *in = P->in;
     char *out = P->out;
@@ -1579,11 +1603,10 @@ static void red_task(void *ctx, ptrdiff_t begin, ptrdiff_t end) {
     }
     for (ptrdiff_t item = begin; item < end; item++) {
         if (!P->nstrips) {
-            P->contig(in, out, &P->R, &P->c);
+            P->contig(in, out, &P->R, &c);
         } else {
             ptrdiff_t first = strip * LANES, nl = P->lane_n - first < LANES ? P->lane_n - first : LANES;
-            P->strip(in + first * P->lane_si, P->lane_si, out + first * P->lane_so, P->lane_so, (int)nl, &P->R,
-                     &P->c);
+            P->strip(in + first * P->lane_si, P->lane_si, out + first * P->lane_so, P->lane_so, (int)nl, &P->R, &c);
             if (++strip < per) continue;
             strip = 0;
         }
@@ -1596,6 +1619,7 @@ static void red_task(void *ctx, ptrdiff_t begin, ptrdiff_t end) {
             idx[d] = 0;
         }
     }
+    free(c.scratch);
 }
 
 static int red_pick(int op, int in_dtype, red_contig *c, red_strip *s) {
@@ -1619,7 +1643,8 @@ static int red_pick(int op, int in_dtype, red_contig *c, red_strip *s) {
 
 static int reduce(int op, const odml_array *in, const odml_array *out, const odml_params *prm) {
     red_plan P = {.in = in->data, .out = out->data};
-    P.c = (rctx){in->dtype, out->dtype, in->itemsize, out->itemsize, prm->flags & (ODML_LAST | ODML_MIN)};
+    P.c = (rctx){.in_dtype = in->dtype, .out_dtype = out->dtype, .isize = in->itemsize, .osize = out->itemsize,
+                 .last = prm->flags & (ODML_LAST | ODML_MIN)};
     if (red_pick(op, in->dtype, &P.contig, &P.strip)) return -1;
     int full = ODML_FULL_OUTPUT(op);
     int lane = -1, nk = 0;
@@ -1641,6 +1666,11 @@ static int reduce(int op, const odml_array *in, const odml_array *out, const odm
         }
     }
     if (!P.R.nd) P.R = (rdims){1, {1}, {in->itemsize}, {out->itemsize}};
+    ptrdiff_t count = (ptrdiff_t)group_count(&P.R);
+    /* A scratch row per task for groups beyond the stack's (a float32 SOFTMAX keeps its terms in the output
+     * instead, which measured faster there: its sum then needs no pass of its own). */
+    int wants = op == ODML_OP_LOG_SOFTMAX || (op == ODML_OP_SOFTMAX && in->dtype == ODML_F16);
+    if (wants && count > SM_STACK && count <= SM_KEEP) P.c.scratch_n = count + LANES;
     int inner = P.R.nd - 1, contig = P.R.si[inner] == in->itemsize;
     if (lane < 0 && !contig && nk) { /* no contiguous dimension: gather lanes along the densest kept one */
         lane = 0;

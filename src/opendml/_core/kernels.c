@@ -161,8 +161,15 @@ static inline void scatter_f16(char *p, ptrdiff_t s, ptrdiff_t n, vf v) {
         char *o = p[0];                                                                                         \
         const char *x = p[1];                                                                                   \
         ptrdiff_t i = 0;                                                                                        \
-        if (s[0] == 2 && s[1] == 2)                                                                             \
+        if (s[0] == 2 && s[1] == 2) {                                                                           \
+            if (n * 2 >= STREAM_MIN) {                                                                          \
+                for (; i < n && ((uintptr_t)(o + 2 * i) & 31); i++)                                             \
+                    scatter_f16(o + 2 * i, 2, 1, OP(gather_f16(x + 2 * i, 2, 1), prm));                         \
+                for (; i + LANES <= n; i += LANES) stream_f16(o + 2 * i, OP(load_f16(x + 2 * i), prm));         \
+                stream_fence();                                                                                 \
+            }                                                                                                   \
             for (; i + LANES <= n; i += LANES) store_f16(o + 2 * i, OP(load_f16(x + 2 * i), prm));              \
+        }                                                                                                       \
         for (; i < n; i += LANES) {                                                                             \
             ptrdiff_t m = n - i < LANES ? n - i : LANES;                                                        \
             scatter_f16(o + i * s[0], s[0], m, OP(gather_f16(x + i * s[1], s[1], m), prm));                     \
@@ -318,8 +325,16 @@ ALWAYS vf splat_bits(float f) { /* splatf(-0.0f) is +0.0 (0 + -0 = +0): copy the
     memcpy(&b, &f, 4);
     return (vf)splati(b);
 }
+/* With bounds that are not NaN, each side is one compare and select: x < lo gives lo (a NaN x compares false
+ * and stays), and on x == lo the rule only matters for zeros, so lo = +0 compares against the least subnormal
+ * instead (x <= +0 gives +0); likewise hi = -0 against minus the least subnormal. */
+ALWAYS float bits_float(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
 static inline vf op_clip(vf x, const odml_params *p) {
-    return ieee_minf(splat_bits(p->f[1]), ieee_maxf(splat_bits(p->f[0]), x));
+    float lo = p->f[0], hi = p->f[1];
+    if (lo != lo || hi != hi) return ieee_minf(splat_bits(hi), ieee_maxf(splat_bits(lo), x));
+    float below = lo == 0.0f && !signbit(lo) ? bits_float(1) : lo, above = hi == 0.0f && signbit(hi) ? bits_float(0x80000001u) : hi;
+    x = selectf(x < below, splat_bits(lo), x);
+    return selectf(x > above, splat_bits(hi), x);
 }
 
 /* RELU: max(0, x), then + 0 so that -0.0 becomes +0.0 and a NaN is quieted, as the reference's np.maximum and
@@ -461,34 +476,45 @@ UNARY_FLOAT_OPS_EW(UNARY_DEFINE)
 
 /* ---- QUANTIZE_LINEAR: out = saturate(rint(x / scale) + zero_point), NaN -> the type's minimum. Operands: out
  * (u8 or i8), x and scale (f32 or f16, as float32), zero point (the output's type). ---- */
-ALWAYS vf rint_even(vf q) { /* ties to even by the default rounding of |q| + 2^23; |q| >= 2^23 is integral */
-    vf a = (vf)((vi)q & 0x7fffffff), r = (a + 8388608.0f) - 8388608.0f;
-    r = (vf)((vi)r | ((vi)q & (int32_t)0x80000000));
-    return selectf(a < 8388608.0f, r, q);
+ALWAYS vi mini(vi a, vi b) { vi m = a < b; return (a & m) | (b & ~m); }
+ALWAYS vi maxi(vi a, vi b) { vi m = a > b; return (a & m) | (b & ~m); }
+
+/* One vector of quotients to saturated integers (before the output type's narrowing). The quotient is clamped
+ * to +-1024 first (far beyond the 8-bit range: it saturates anyway; NaN goes to -1024, hence the minimum), where
+ * adding 1.5 * 2^23 rounds it to an integer, ties to even, left in the low bits. */
+ALWAYS vi quantize_vec(vf q, vi zp, int32_t lo, int32_t hi) {
+    q = selectf(q > -1024.0f, q, splatf(-1024.0f));
+    q = selectf(q < 1024.0f, q, splatf(1024.0f));
+    vi t = (vi)(q + 12582912.0f) - (vi)splatf(12582912.0f) + zp;
+    return mini(maxi(t, splati(lo)), splati(hi));
 }
 
+/* The common layout (contiguous x and out, one scale and zero point) takes a loop of its own, free of the
+ * per-vector stride tests; anything else goes through gathers. */
 #define QUANTIZE_LOOP(XK, SK, OK, LO, HI)                                                                       \
     static void quantize_##XK##_##SK##_##OK(ptrdiff_t n, char *const *p, const ptrdiff_t *s,                    \
                                              const odml_params *prm) {                                          \
         (void)prm;                                                                                              \
         vf sc0 = ga_##SK(p[2], 0, LANES);                                                                       \
-        VT_##OK zp0 = ga_##OK(p[3], 0, LANES);                                                                  \
-        for (ptrdiff_t i = 0; i < n; i += LANES) {                                                              \
+        vi zp0 = __builtin_convertvector(ga_##OK(p[3], 0, LANES), vi);                                          \
+        ptrdiff_t i = 0;                                                                                        \
+        char *o = p[0];                                                                                         \
+        const char *x = p[1];                                                                                   \
+        if (s[0] == 1 && s[1] == Z_##XK && !s[2] && !s[3]) {                                                    \
+            int nt = n >= STREAM_MIN && !((uintptr_t)o & 15);                                                   \
+            for (; i + LANES <= n; i += LANES) {                                                                \
+                VT_##OK r = __builtin_convertvector(quantize_vec(ld_##XK(x + i * Z_##XK) / sc0, zp0, LO, HI),   \
+                                                    VT_##OK);                                                   \
+                if (nt) stream16(o + i, &r); else st_##OK(o + i, r);                                            \
+            }                                                                                                   \
+            if (nt) stream_fence();                                                                             \
+        }                                                                                                       \
+        for (; i < n; i += LANES) {                                                                             \
             ptrdiff_t m = n - i < LANES ? n - i : LANES;                                                        \
-            int dense = m == LANES && s[0] == 1 && s[1] == Z_##XK;                                              \
-            vf x = dense ? ld_##XK(p[1] + i * Z_##XK) : ga_##XK(p[1] + i * s[1], s[1], m);                      \
-            vf sc = !s[2] ? sc0 : s[2] == Z_##SK && m == LANES ? ld_##SK(p[2] + i * Z_##SK)                     \
-                                                              : ga_##SK(p[2] + i * s[2], s[2], m);              \
-            VT_##OK zp = !s[3] ? zp0 : s[3] == 1 && m == LANES ? ld_##OK(p[3] + i) : ga_##OK(p[3] + i * s[3], s[3], m); \
-            vf q = rint_even(x / sc);                                                                           \
-            q = selectf(q > 1024.0f, splatf(1024.0f), q); /* far beyond the 8-bit range: saturates anyway */    \
-            q = selectf(q < -1024.0f, splatf(-1024.0f), q);                                                     \
-            vi t = __builtin_convertvector(selectf(q != q, splatf(-1024.0f), q), vi) +                          \
-                   __builtin_convertvector(zp, vi);                                                             \
-            t = (vi)selectf(t < LO, (vf)splati(LO), (vf)t);                                                     \
-            t = (vi)selectf(t > HI, (vf)splati(HI), (vf)t);                                                     \
-            VT_##OK r = __builtin_convertvector(t, VT_##OK);                                                    \
-            if (dense) st_##OK(p[0] + i, r); else sc_##OK(p[0] + i * s[0], s[0], m, r);                        \
+            vf v = ga_##XK(x + i * s[1], s[1], m);                                                              \
+            vf sc = s[2] ? ga_##SK(p[2] + i * s[2], s[2], m) : sc0;                                             \
+            vi zp = s[3] ? __builtin_convertvector(ga_##OK(p[3] + i * s[3], s[3], m), vi) : zp0;               \
+            sc_##OK(o + i * s[0], s[0], m, __builtin_convertvector(quantize_vec(v / sc, zp, LO, HI), VT_##OK));    \
         }                                                                                                       \
     }
 #define QUANTIZE_OUTS(XK, SK) QUANTIZE_LOOP(XK, SK, u8, 0, 255) QUANTIZE_LOOP(XK, SK, i8, -128, 127)

@@ -198,4 +198,32 @@ ALWAYS vf exp_f32(vf x) {
     return s * ((q + r) + 1.0f);
 }
 
+/* Non-temporal 16- and 32-byte stores (p aligned to the size) of the bytes at v; plain copies elsewhere. */
+ALWAYS void stream16(void *p, const void *v) {
+#if defined(__AVX2__) || defined(__AVX512F__)
+    __m128i t;
+    memcpy(&t, v, 16);
+    _mm_stream_si128((__m128i *)p, t);
+#else
+    memcpy(p, v, 16);
+#endif
+}
+
+ALWAYS void stream32(void *p, const void *v) {
+#if defined(__AVX2__) || defined(__AVX512F__)
+    __m256i t;
+    memcpy(&t, v, 32);
+    _mm256_stream_si256((__m256i *)p, t);
+#else
+    memcpy(p, v, 32);
+#endif
+}
+
+/* 16 floats stored as halves, streamed (p 32-byte aligned). */
+ALWAYS void stream_f16(void *p, vf v) {
+    uint16_t h[LANES];
+    store_f16(h, v);
+    stream32(p, h);
+}
+
 #endif

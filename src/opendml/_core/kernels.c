@@ -344,8 +344,9 @@ static inline vf op_relu(vf x, const odml_params *p) {
     return selectf(x < 0.0f, splatf(0.0f), x) + 0.0f;
 }
 
-/* About 1/d to 12 (AVX2) or 14 (AVX-512) bits, for Newton steps and small corrections: a division costs as much
- * as the rest of a SIGMOID on these machines. Baseline: the division itself. */
+/* 1/d to about 14 bits (AVX-512's estimate; AVX2's 12-bit one with a Newton step: 23 bits), as the start of the
+ * corrections in div_split: a division costs as much as the rest of a SIGMOID on these machines. Baseline: the
+ * division itself. */
 ALWAYS vf rcp_approx(vf d) {
 #if defined(__AVX512F__)
     return (vf)_mm512_rcp14_ps((__m512)d);
@@ -355,66 +356,94 @@ ALWAYS vf rcp_approx(vf d) {
     lo = _mm256_rcp_ps(lo), hi = _mm256_rcp_ps(hi);
     vf r;
     memcpy(&r, &lo, 32), memcpy((char *)&r + 32, &hi, 32);
-    return r;
+    return fmadd(r, fmadd(-d, r, splatf(1.0f)), r);
 #else
     return 1.0f / d;
 #endif
 }
 
-/* 1/d to about 1 ulp: Newton steps from rcp_approx (one from 14 bits, two from 12). */
-ALWAYS vf rcp_f32(vf d) {
-    vf r = rcp_approx(d);
-#if !defined(__AVX512F__)
-    r = fmadd(r, fmadd(-d, r, splatf(1.0f)), r);
-#endif
-    return fmadd(r, fmadd(-d, r, splatf(1.0f)), r);
-}
-
-/* num / d to about half an ulp: a Newton reciprocal and Markstein's correction, whose residual needs an FMA;
- * without one (the baseline), the division. */
-ALWAYS vf div_f32(vf num, vf d, vf *r) {
-    *r = rcp_f32(d);
+/* num / (d + dl), d + dl held unrounded (|dl| <= ulp(d)/2), to half an ulp and about 2^-28 relative: y = num * r
+ * from the estimate r, then one correction y + r * (num - y * (d + dl)) whose residual the FMAs take exactly
+ * enough (its own error is 2^-14 of a 2^-14 term). Without an FMA: the division, and d's rounding undone as
+ * y / (1 + dl/d). */
+ALWAYS vf div_split(vf num, vf d, vf dl) {
 #if defined(__FMA__) || defined(__AVX512F__)
-    vf y = num * *r;
-    return fmadd(fmadd(-y, d, num), *r, y);
+    vf r = rcp_approx(d), y = num * r;
+    return fmadd(fmadd(-y, dl, fmadd(-y, d, num)), r, y);
 #else
-    return num / d;
+    vf y = num / d;
+    return y - y * (dl / d);
 #endif
 }
 
-/* c * exp(v) rounded once (also where the result is subnormal), for any v (NaN excepted: callers select):
- * simd.h's exp_parts_in (v = n*ln2 + r, exp(r) = 1 + r + q) with 2^n applied as 2^(n/2) * 2^(n - n/2), so that
- * only the last product rounds: about 1 ulp. */
+/* exp(x) = 2^n * e for finite |x| <= 104 (n returned; e = exp(r) in [0.7, 1.42] before its rounding): Cody-Waite
+ * reduction x = n*ln2 + r with a two-part ln2 (n*LN2_HI exact) and a degree-6 polynomial in Horner form (a
+ * minimax fit with 1 + r fixed: 4e-9 relative), whose last step rounds once: e within about 0.9 ulp. */
+ALWAYS vf exp_reduced(vf x, vi *n) {
+    const float MAGIC = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer, kept in the low bits */
+    vf biased = fmadd(x, splatf(1.44269504088896341f), splatf(MAGIC)), k = biased - MAGIC;
+    vf r = fmadd(k, splatf(2.12194440e-4f), fmadd(k, splatf(-0.693359375f), x));
+    vf e = fmadd(splatf(0.0013814594130963087f), r, splatf(0.008368718437850475f));
+    e = fmadd(e, r, splatf(0.04166838899254799f));
+    e = fmadd(e, r, splatf(0.1666652113199234f));
+    e = fmadd(e, r, splatf(0.4999999403953552f));
+    e = fmadd(e, r, splatf(1.0f));
+    *n = (vi)biased - (vi)splatf(MAGIC);
+    return fmadd(e, r, splatf(1.0f));
+}
+
+ALWAYS vf pow2i(vi n) { return (vf)((n + 127) << 23); } /* -126 <= n <= 127 */
+
+/* exp(x) where the result is normal: -87.3 < x < 88.7. */
+ALWAYS vf exp_normal(vf x) {
+    vi n;
+    vf e = exp_reduced(x, &n);
+    return e * pow2i(n);
+}
+
+/* c * exp(v) rounded once (also where the result is subnormal), for any v (NaN excepted: callers select), with
+ * 2^n applied as 2^(n/2) * 2^(n - n/2): exp_normal's bits where that result is normal and c = 1. */
 ALWAYS vf exp_scaled(vf v, vf c) {
     v = selectf(v > 89.0f, splatf(89.0f), v); /* exp(89) overflows, exp(-104) rounds to 0 */
     v = selectf(v < -104.0f, splatf(-104.0f), v);
-    vf unused, r, q; /* (its one-step 2^n leaves float's range here) */
-    exp_parts_in(v, &unused, &r, &q, 0);
-    vf biased = fmadd(v, splatf(1.44269504088896341f), splatf(12582912.0f)); /* n, as exp_parts_in rounds it */
-    vi ni = (vi)biased - (vi)splatf(12582912.0f), n1 = ni >> 1, n2 = ni - n1;
-    return (c * ((q + r) + 1.0f)) * (vf)((n1 + 127) << 23) * (vf)((n2 + 127) << 23);
+    vi n;
+    vf e = exp_reduced(v, &n);
+    vi n1 = n >> 1;
+    return (c * e) * pow2i(n1) * pow2i(n - n1);
+}
+
+/* Every lane's |x| <= lim (not NaN): the test of the fast paths, one compare of the bits for the 16 lanes. */
+ALWAYS int all_within(vf x, float lim) {
+    int32_t b;
+    memcpy(&b, &lim, 4);
+    return !any_set(((vi)x & 0x7fffffff) > b);
 }
 
 /* EXP: NaN keeps its payload (quieted), as np.exp in float64 does. */
 static inline vf op_exp(vf x, const odml_params *p) {
     (void)p;
+    if (all_within(x, 87.0f)) return exp_normal(x);
     return selectf(x != x, x + x, exp_scaled(x, splatf(1.0f)));
 }
 
 /* SIGMOID from t = exp(-|x|) in (0, 1]: 1 / (1 + t) for x >= 0, t / (1 + t) below (no overflow, and exp(x)'s
- * subnormals for x < -87), the sum's rounding corrected; NaN gives the default quiet NaN, as the activations' reference does. */
+ * subnormals for x < -87), the sum kept unrounded (Fast2Sum: 1 + t = d + dl exactly); NaN gives the default quiet
+ * NaN, as the activations' reference does. */
+ALWAYS vf sigmoid_from(vf x, vf t) {
+    vf d = 1.0f + t;
+    return div_split(selectf(x >= 0.0f, splatf(1.0f), t), d, t - (d - 1.0f));
+}
+
 static inline vf op_sigmoid(vf x, const odml_params *p) {
     (void)p;
-    vf ax = (vf)((vi)x & 0x7fffffff), t = exp_scaled(-ax, splatf(1.0f)), d = 1.0f + t, dl = t - (d - 1.0f);
-    vf r, y = div_f32(selectf(x >= 0.0f, splatf(1.0f), t), d, &r);
-    y = fmadd(-y, dl * r, y);           /* 1 + t = d + dl exactly (Fast2Sum): y / (1 + dl/d), d's rounding undone */
-    return selectf(x != x, splatf(NAN), y);
+    vf ax = (vf)((vi)x & 0x7fffffff);
+    if (all_within(x, 87.0f)) return sigmoid_from(x, exp_normal(-ax));
+    return selectf(x != x, splatf(NAN), sigmoid_from(x, exp_scaled(-ax, splatf(1.0f))));
 }
 
 /* TANH: an odd polynomial below 0.625 (least-squares fit, 0.2 ulp), else 1 - 2t / (1 + t) with t = exp(-2|x|)
  * (the quotient is at most 0.45, so the subtraction loses nothing); the sign copied back (-0.0 stays). */
-static inline vf op_tanh(vf x, const odml_params *p) {
-    (void)p;
+ALWAYS vf tanh_from(vf x, vf t) {
     vi sign = (vi)x & (int32_t)0x80000000;
     vf ax = (vf)((vi)x ^ sign), z = x * x;
     vf q = fmadd(splatf(0.002148957457393408f), z, splatf(-0.00818463321775198f));
@@ -422,10 +451,16 @@ static inline vf op_tanh(vf x, const odml_params *p) {
     q = fmadd(q, z, splatf(-0.05394745245575905f));
     q = fmadd(q, z, splatf(0.13333211839199066f));
     q = fmadd(q, z, splatf(-0.3333333134651184f));
-    vf small = (vf)((vi)fmadd(q * z, ax, ax) | sign); /* (on ax, then the sign: tanh(-0.0) is -0.0) */
-    vf t = exp_scaled(-2.0f * ax, splatf(1.0f));
-    vf r, large = (vf)((vi)(1.0f - div_f32(t + t, 1.0f + t, &r)) | sign);
-    return selectf(x != x, splatf(NAN), selectf(ax < 0.625f, small, large));
+    vf small = fmadd(q * z, ax, ax), d = 1.0f + t; /* (on ax, then the sign: tanh(-0.0) is -0.0) */
+    vf large = 1.0f - div_split(t + t, d, t - (d - 1.0f));
+    return (vf)((vi)selectf(ax < 0.625f, small, large) | sign);
+}
+
+static inline vf op_tanh(vf x, const odml_params *p) {
+    (void)p;
+    vf m2ax = (vf)((vi)(x + x) | (int32_t)0x80000000);
+    if (all_within(x, 43.0f)) return tanh_from(x, exp_normal(m2ax));
+    return selectf(x != x, splatf(NAN), tanh_from(x, exp_scaled(m2ax, splatf(1.0f))));
 }
 
 /* GELU: x * Phi(x) with h = Phi(-|x|) = 0.5 * erfc(|x| / sqrt(2)) = exp(-x^2 / 2) * g(|x|), in double: g is
@@ -457,7 +492,7 @@ static inline vf op_gelu(vf x, const odml_params *p) {
     vi neg = (vi)x < 0, big = ax > 14.5f;
     vd xd = __builtin_convertvector(x, vd), a = __builtin_convertvector(selectf(big, splatf(14.5f), ax), vd);
     vd d = a + 4.0, r = __builtin_convertvector(rcp_approx(__builtin_convertvector(d, vf)), vd);
-    r = r + r * (1.0 - d * r), r = r + r * (1.0 - d * r); /* Newton: 12 or 14 bits -> 48 or more, no division */
+    r = r + r * (1.0 - d * r), r = r + r * (1.0 - d * r); /* Newton: 14 or 23 bits -> 48 or more, no division */
     vd t = (a - 4.0) * r, t2 = t + t, b1 = {0}, b2 = {0};
     for (int k = 14; k >= 1; k--) {
         vd b0 = t2 * b1 - b2 + c[k];

@@ -226,4 +226,20 @@ ALWAYS void stream_f16(void *p, vf v) {
     stream32(p, h);
 }
 
+/* Any lane of a mask (lanes 0 or -1) set: one test, for per-vector fast paths. */
+#define OR_(a, b) ((a) | (b))
+HALVES(int32_t, hor_i, OR_)
+ALWAYS int any_set(vi m) {
+#if defined(__AVX512F__)
+    return _mm512_test_epi32_mask((__m512i)m, (__m512i)m) != 0;
+#elif defined(__AVX2__)
+    __m256i lo, hi;
+    memcpy(&lo, &m, 32), memcpy(&hi, (char *)&m + 32, 32);
+    lo = _mm256_or_si256(lo, hi);
+    return !_mm256_testz_si256(lo, lo);
+#else
+    return hor_i(m) != 0;
+#endif
+}
+
 #endif

@@ -459,14 +459,17 @@ static inline vf op_sigmoid(vf x, const odml_params *p) {
  * hi + lo pairs (the residuals by FMAs; 1 - 2^n and 1 + 2^n are exact), then one quotient as div_split's, the
  * sign copied back (-0.0 stays): within 2 ulp (E's own error reaches the result at most 1.2 times). */
 ALWAYS vf tanh_from(vf x, vf r, vi n) {
-    vf e = fmadd(r, r * exp_q(r), r), sc = pow2i(n), one_m = 1.0f - sc, one_p = 1.0f + sc;
+    vf sc = pow2i(n);
+#if defined(__FMA__) || defined(__AVX512F__)
+    vf e = fmadd(r, r * exp_q(r), r), one_m = 1.0f - sc, one_p = 1.0f + sc;
     vf nh = fmadd(-sc, e, one_m), nl = fmadd(-sc, e, one_m - nh);
     vf dh = fmadd(sc, e, one_p), dl = fmadd(sc, e, one_p - dh);
-#if defined(__FMA__) || defined(__AVX512F__)
     vf rc = rcp_approx(dh), y = nh * rc;
     y = fmadd(fmadd(-y, dl, fmadd(-y, dh, nh) + nl), rc, y);
-#else
-    vf y = (nh + nl) / (dh + dl);
+#else /* no FMA for the residuals: the same sums and quotient in double */
+    vd rd = __builtin_convertvector(r, vd), sd = __builtin_convertvector(sc, vd);
+    vd e = rd + rd * rd * __builtin_convertvector(exp_q(r), vd);
+    vf y = __builtin_convertvector(((1.0 - sd) - sd * e) / ((1.0 + sd) + sd * e), vf);
 #endif
     return (vf)((vi)y | ((vi)x & (int32_t)0x80000000));
 }

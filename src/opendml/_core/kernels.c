@@ -582,17 +582,11 @@ UNARY_FLOAT_OPS_EW(UNARY_DEFINE)
 
 /* ---- QUANTIZE_LINEAR: out = saturate(rint(x / scale) + zero_point), NaN -> the type's minimum. Operands: out
  * (u8 or i8), x and scale (f32 or f16, as float32), zero point (the output's type). ---- */
-ALWAYS vi mini(vi a, vi b) { vi m = a < b; return (a & m) | (b & ~m); }
-ALWAYS vi maxi(vi a, vi b) { vi m = a > b; return (a & m) | (b & ~m); }
-
 /* One vector of quotients to saturated integers (before the output type's narrowing). The quotient is clamped
- * to +-1024 first (far beyond the 8-bit range: it saturates anyway; NaN goes to -1024, hence the minimum), where
- * adding 1.5 * 2^23 rounds it to an integer, ties to even, left in the low bits. */
+ * to +-1024 first (far beyond the 8-bit range: it saturates anyway; NaN goes to -1024, hence the minimum), then
+ * rounded ties to even (simd.h's per-ISA steps). */
 ALWAYS vi quantize_vec(vf q, vi zp, int32_t lo, int32_t hi) {
-    q = selectf(q > -1024.0f, q, splatf(-1024.0f));
-    q = selectf(q < 1024.0f, q, splatf(1024.0f));
-    vi t = (vi)(q + 12582912.0f) - (vi)splatf(12582912.0f) + zp;
-    return mini(maxi(t, splati(lo)), splati(hi));
+    return clamp_i32(round_i32(clampf_nan_lo(q, -1024.0f, 1024.0f)) + zp, lo, hi);
 }
 
 /* The common layout (contiguous x and out, one scale and zero point) takes a loop of its own, free of the

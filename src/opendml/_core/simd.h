@@ -264,4 +264,25 @@ ALWAYS vf lookup16(const float *t, vi idx) {
 #endif
 }
 
+/* Per-ISA forms of three conversions steps that the generic vector code spells as several compares and
+ * selects: min(max(v, lo), hi) with a NaN going to lo; v rounded to int32 ties to even (|v| < 2^22); and an int32
+ * clamp. */
+#if defined(__AVX512F__)
+#define clampf_nan_lo(v, lo, hi) ((vf)_mm512_min_ps(_mm512_max_ps((__m512)(v), _mm512_set1_ps(lo)), _mm512_set1_ps(hi)))
+#define round_i32(v) ((vi)_mm512_cvtps_epi32((__m512)(v)))
+#define clamp_i32(v, lo, hi) ((vi)_mm512_min_epi32(_mm512_max_epi32((__m512i)(v), _mm512_set1_epi32(lo)), _mm512_set1_epi32(hi)))
+#else
+ALWAYS vf clampf_nan_lo(vf v, float lo, float hi) {
+    v = selectf(v > lo, v, splatf(lo));
+    return selectf(v < hi, v, splatf(hi));
+}
+ALWAYS vi round_i32(vf v) { return (vi)(v + 12582912.0f) - (vi)splatf(12582912.0f); } /* 1.5 * 2^23 */
+ALWAYS vi clamp_i32(vi v, int32_t lo, int32_t hi) {
+    vi m = v > lo;
+    v = (v & m) | (splati(lo) & ~m);
+    m = v < hi;
+    return (v & m) | (splati(hi) & ~m);
+}
+#endif
+
 #endif

@@ -369,21 +369,20 @@ ALWAYS vf rcp_approx(vf d) {
 ALWAYS vf div_split(vf num, vf d, vf dl) {
 #if defined(__FMA__) || defined(__AVX512F__)
     vf r = rcp_approx(d), y = num * r;
-    return fmadd(fmadd(-y, dl, fmadd(-y, d, num)), r, y);
+    return fmadd(fnmadd(y, dl, fnmadd(y, d, num)), r, y);
 #else
     vf y = num / d;
     return y - y * (dl / d);
 #endif
 }
 
-/* exp(x) = 2^n * e for finite |x| <= 104 (n returned; e = exp(r) in [0.7, 1.42] before its rounding): Cody-Waite
- * reduction x = n*ln2 + r with a two-part ln2 (n*LN2_HI exact; r returned) and a degree-6 polynomial in Horner form
+/* exp(x) = 2^k * e for finite |x| <= 104 (k returned, integral; e = exp(r) in [0.7, 1.42] before its rounding):
+ * Cody-Waite reduction x = k*ln2 + r with a two-part ln2 (k*LN2_HI exact; r returned) and a degree-6 polynomial in Horner form
  * (a minimax fit with 1 + r fixed: 4e-9 relative), e = 1 + r * exp_tail(r) rounded once: within about 0.9 ulp. */
-ALWAYS vf exp_reduce(vf x, vi *n) {
-    const float MAGIC = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer, kept in the low bits */
-    vf biased = fmadd(x, splatf(1.44269504088896341f), splatf(MAGIC)), k = biased - MAGIC;
-    *n = (vi)biased - (vi)splatf(MAGIC);
-    return fmadd(k, splatf(2.12194440e-4f), fmadd(k, splatf(-0.693359375f), x));
+ALWAYS vf exp_reduce(vf x, vf *k) {
+    const float MAGIC = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer */
+    *k = fmadd(x, splatf(1.44269504088896341f), splatf(MAGIC)) - MAGIC;
+    return fmadd(*k, splatf(2.12194440e-4f), fmadd(*k, splatf(-0.693359375f), x));
 }
 
 ALWAYS vf exp_q(vf r) { /* exp(r) = 1 + r + r^2 * exp_q(r) */
@@ -395,18 +394,26 @@ ALWAYS vf exp_q(vf r) { /* exp(r) = 1 + r + r^2 * exp_q(r) */
 
 ALWAYS vf exp_tail(vf r) { return fmadd(exp_q(r), r, splatf(1.0f)); } /* exp(r) = 1 + r * exp_tail(r) */
 
-ALWAYS vf exp_reduced(vf x, vi *n) {
-    vf r = exp_reduce(x, n);
+ALWAYS vf exp_reduced(vf x, vf *k) {
+    vf r = exp_reduce(x, k);
     return fmadd(exp_tail(r), r, splatf(1.0f));
 }
 
 ALWAYS vf pow2i(vi n) { return (vf)((n + 127) << 23); } /* -126 <= n <= 127 */
 
+/* v * 2^k for integral k, exact where the result is normal: one instruction on AVX-512. */
+ALWAYS vf ldexpk(vf v, vf k) {
+#if defined(__AVX512F__)
+    return (vf)_mm512_scalef_ps((__m512)v, (__m512)k);
+#else
+    return v * pow2i(__builtin_convertvector(k, vi));
+#endif
+}
+
 /* exp(x) where the result is normal: -87.3 < x < 88.7. */
 ALWAYS vf exp_normal(vf x) {
-    vi n;
-    vf e = exp_reduced(x, &n);
-    return e * pow2i(n);
+    vf k, e = exp_reduced(x, &k);
+    return ldexpk(e, k);
 }
 
 /* c * exp(v) rounded once (also where the result is subnormal), for any v (NaN excepted: callers select), with
@@ -414,9 +421,8 @@ ALWAYS vf exp_normal(vf x) {
 ALWAYS vf exp_scaled(vf v, vf c) {
     v = selectf(v > 89.0f, splatf(89.0f), v); /* exp(89) overflows, exp(-104) rounds to 0 */
     v = selectf(v < -104.0f, splatf(-104.0f), v);
-    vi n;
-    vf e = exp_reduced(v, &n);
-    vi n1 = n >> 1;
+    vf k, e = exp_reduced(v, &k);
+    vi n = __builtin_convertvector(k, vi), n1 = n >> 1;
     return (c * e) * pow2i(n1) * pow2i(n - n1);
 }
 
@@ -458,14 +464,14 @@ static inline vf op_sigmoid(vf x, const odml_params *p) {
  * E = r + r^2 * exp_q(r) (for |x| < 0.17, n = 0 and E = expm1(-2|x|), r = -2|x| exactly) and held unrounded as
  * hi + lo pairs (the residuals by FMAs; 1 - 2^n and 1 + 2^n are exact), then one quotient as div_split's, the
  * sign copied back (-0.0 stays): within 2 ulp (E's own error reaches the result at most 1.2 times). */
-ALWAYS vf tanh_from(vf x, vf r, vi n) {
-    vf sc = pow2i(n);
+ALWAYS vf tanh_from(vf x, vf r, vf k) {
+    vf sc = ldexpk(splatf(1.0f), k);
 #if defined(__FMA__) || defined(__AVX512F__)
     vf e = fmadd(r, r * exp_q(r), r), one_m = 1.0f - sc, one_p = 1.0f + sc;
-    vf nh = fmadd(-sc, e, one_m), nl = fmadd(-sc, e, one_m - nh);
+    vf nh = fnmadd(sc, e, one_m), nl = fnmadd(sc, e, one_m - nh);
     vf dh = fmadd(sc, e, one_p), dl = fmadd(sc, e, one_p - dh);
     vf rc = rcp_approx(dh), y = nh * rc;
-    y = fmadd(fmadd(-y, dl, fmadd(-y, dh, nh) + nl), rc, y);
+    y = fmadd(fnmadd(y, dl, fnmadd(y, dh, nh) + nl), rc, y);
 #else /* no FMA for the residuals: the same sums and quotient in double */
     vd rd = __builtin_convertvector(r, vd), sd = __builtin_convertvector(sc, vd);
     vd e = rd + rd * rd * __builtin_convertvector(exp_q(r), vd);
@@ -477,10 +483,10 @@ ALWAYS vf tanh_from(vf x, vf r, vi n) {
 static inline vf op_tanh(vf x, const odml_params *p) {
     (void)p;
     vf m2ax = (vf)((vi)(x + x) | (int32_t)0x80000000);
-    vi n;
+    vf k;
     int fast = all_within(x, 43.0f);
-    vf r = exp_reduce(fast ? m2ax : selectf(m2ax < -88.0f, splatf(-88.0f), m2ax), &n); /* (t is 0 to 1 + t) */
-    return fast ? tanh_from(x, r, n) : selectf(x != x, splatf(NAN), tanh_from(x, r, n));
+    vf r = exp_reduce(fast ? m2ax : selectf(m2ax < -88.0f, splatf(-88.0f), m2ax), &k); /* (t is 0 to 1 + t) */
+    return fast ? tanh_from(x, r, k) : selectf(x != x, splatf(NAN), tanh_from(x, r, k));
 }
 
 /* GELU: x * Phi(x) with h = Phi(-|x|) = 0.5 * erfc(|x| / sqrt(2)) = exp(-x^2 / 2) * g(|x|), in double: g is
@@ -550,9 +556,8 @@ ALWAYS vf gelu_fast(vf x) {
     for (int j = 7; j >= 2; j--) q = fmadd(q, s, lookup16(GELU_G[j], k));
     vf c = fmadd(x, lookup16(GELU_G[0], k), x * fmadd(q, s, lookup16(GELU_G[1], k)));
     vf hi = a * a, lo = fmadd(a, a, -hi);
-    vi n;
-    vf r = exp_reduce(-0.5f * hi, &n) - 0.5f * lo;
-    vf xh = fmadd(c * r, exp_tail(r), c) * pow2i(n);
+    vf ek, r = exp_reduce(-0.5f * hi, &ek) - 0.5f * lo;
+    vf xh = ldexpk(fmadd(c * r, exp_tail(r), c), ek);
     /* Below 0.4 (where the pieces' Horner sums are at their largest relative to g): 0.5x + x^2 * E(x^2), the
      * series of Phi(x) - 1/2 = x * E(x^2) fitted to degree 4 (0.0001 ulp); its share of -0.5x is below 1/3. */
     vf z = x * x, e = fmadd(splatf(0.00011153763625770807f), z, splatf(-0.0011867579305544496f));

@@ -285,4 +285,13 @@ ALWAYS vi clamp_i32(vi v, int32_t lo, int32_t hi) {
 }
 #endif
 
+/* c - a * b, fused where the ISA has FMA (saves the negation that fmadd(-a, b, c) costs). */
+ALWAYS vf fnmadd(vf a, vf b, vf c) {
+#if defined(__AVX512F__)
+    return (vf)_mm512_fnmadd_ps((__m512)a, (__m512)b, (__m512)c);
+#else
+    return fmadd(-a, b, c);
+#endif
+}
+
 #endif

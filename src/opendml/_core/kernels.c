@@ -438,11 +438,13 @@ ALWAYS int all_within(vf x, float lim) {
 #endif
 }
 
-/* EXP: NaN keeps its payload (quieted), as np.exp in float64 does. */
-static inline vf op_exp(vf x, const odml_params *p) {
+/* EXP: NaN keeps its payload (quieted), as np.exp in float64 does. (The careful paths inline too: a call in the
+ * loop, even one never taken, makes the compiler reload the fast path's constants each iteration.) */
+ALWAYS vf exp_careful(vf x) { return selectf(x != x, x + x, exp_scaled(x, splatf(1.0f))); }
+
+ALWAYS vf op_exp(vf x, const odml_params *p) {
     (void)p;
-    if (all_within(x, 87.0f)) return exp_normal(x);
-    return selectf(x != x, x + x, exp_scaled(x, splatf(1.0f)));
+    return all_within(x, 87.0f) ? exp_normal(x) : exp_careful(x);
 }
 
 /* SIGMOID from t = exp(-|x|) in (0, 1]: 1 / (1 + t) for x >= 0, t / (1 + t) below (no overflow, and exp(x)'s
@@ -453,11 +455,14 @@ ALWAYS vf sigmoid_from(vf x, vf t) {
     return div_split(selectf(x >= 0.0f, splatf(1.0f), t), d, t - (d - 1.0f));
 }
 
-static inline vf op_sigmoid(vf x, const odml_params *p) {
-    (void)p;
+ALWAYS vf sigmoid_careful(vf x) {
     vf ax = (vf)((vi)x & 0x7fffffff);
-    if (all_within(x, 87.0f)) return sigmoid_from(x, exp_normal(-ax));
     return selectf(x != x, splatf(NAN), sigmoid_from(x, exp_scaled(-ax, splatf(1.0f))));
+}
+
+ALWAYS vf op_sigmoid(vf x, const odml_params *p) {
+    (void)p;
+    return all_within(x, 87.0f) ? sigmoid_from(x, exp_normal((vf)((vi)x | (int32_t)0x80000000))) : sigmoid_careful(x);
 }
 
 /* TANH(|x|) = (1 - t) / (1 + t), t = exp(-2|x|) = 2^n * (1 + E), both sums formed without cancellation from
@@ -480,13 +485,18 @@ ALWAYS vf tanh_from(vf x, vf r, vf k) {
     return (vf)((vi)y | ((vi)x & (int32_t)0x80000000));
 }
 
-static inline vf op_tanh(vf x, const odml_params *p) {
+ALWAYS vf m2abs(vf x) { return (vf)((vi)(x + x) | (int32_t)0x80000000); } /* -2|x| */
+
+ALWAYS vf tanh_careful(vf x) {
+    vf k, r = exp_reduce(selectf(m2abs(x) < -88.0f, splatf(-88.0f), m2abs(x)), &k); /* (t is 0 to 1 + t) */
+    return selectf(x != x, splatf(NAN), tanh_from(x, r, k));
+}
+
+ALWAYS vf op_tanh(vf x, const odml_params *p) {
     (void)p;
-    vf m2ax = (vf)((vi)(x + x) | (int32_t)0x80000000);
-    vf k;
-    int fast = all_within(x, 43.0f);
-    vf r = exp_reduce(fast ? m2ax : selectf(m2ax < -88.0f, splatf(-88.0f), m2ax), &k); /* (t is 0 to 1 + t) */
-    return fast ? tanh_from(x, r, k) : selectf(x != x, splatf(NAN), tanh_from(x, r, k));
+    if (!all_within(x, 43.0f)) return tanh_careful(x);
+    vf k, r = exp_reduce(m2abs(x), &k);
+    return tanh_from(x, r, k);
 }
 
 /* GELU: x * Phi(x) with h = Phi(-|x|) = 0.5 * erfc(|x| / sqrt(2)) = exp(-x^2 / 2) * g(|x|), in double: g is
@@ -567,12 +577,14 @@ ALWAYS vf gelu_fast(vf x) {
     return selectf(a < 0.4f, fmadd(z, e, 0.5f * x), selectf(x < 0.0f, xh, x - xh));
 }
 
-static inline vf op_gelu(vf x, const odml_params *p) {
+/* (Out of line: the float64 path is too large to inline into every loop.) */
+static __attribute__((noinline)) vf gelu_careful(vf x, vi in) { return selectf(in, gelu_fast(selectf(in, x, splatf(1.0f))), gelu_double(x)); }
+
+ALWAYS vf op_gelu(vf x, const odml_params *p) {
     (void)p;
     vu off = (vu)((vi)x & 0x7fffffff) - 0x35800000u; /* 2^-20 */
     vi in = off <= 0x41460000u - 0x35800000u;         /* 12.375 (piece 15 ends at 12.4) */
-    if (!any_set(~in)) return gelu_fast(x);
-    return selectf(in, gelu_fast(selectf(in, x, splatf(1.0f))), gelu_double(x));
+    return any_set(~in) ? gelu_careful(x, in) : gelu_fast(x);
 }
 #else
 static inline vf op_gelu(vf x, const odml_params *p) {

@@ -426,17 +426,20 @@ ALWAYS vf exp_scaled(vf v, vf c) {
     return (c * e) * pow2i(n1) * pow2i(n - n1);
 }
 
-/* Every lane's |x| <= lim (not NaN): the test of the fast paths, one compare of the bits for the 16 lanes. */
-ALWAYS int all_within(vf x, float lim) {
-    int32_t b;
-    memcpy(&b, &lim, 4);
+/* Every lane's lo <= |x| <= hi (not NaN; lo > 0 excludes zeros): the test of the fast paths, one unsigned compare
+ * of the bits for the 16 lanes, straight to a mask register on AVX-512. */
+ALWAYS int all_within_range(vf x, float lo, float hi) {
+    uint32_t l, h;
+    memcpy(&l, &lo, 4), memcpy(&h, &hi, 4);
+    vu off = ((vu)x & 0x7fffffffu) - l;
 #if defined(__AVX512F__)
-    __m512i a = _mm512_and_si512((__m512i)x, _mm512_set1_epi32(0x7fffffff)); /* (straight to a mask register) */
-    return !_mm512_cmpgt_epi32_mask(a, _mm512_set1_epi32(b));
+    return !_mm512_cmpgt_epu32_mask((__m512i)off, _mm512_set1_epi32((int32_t)(h - l)));
 #else
-    return !any_set(((vi)x & 0x7fffffff) > b);
+    return !any_set((vi)(off > h - l));
 #endif
 }
+
+ALWAYS int all_within(vf x, float lim) { return all_within_range(x, 0.0f, lim); }
 
 /* EXP: NaN keeps its payload (quieted), as np.exp in float64 does. (The careful paths inline too: a call in the
  * loop, even one never taken, makes the compiler reload the fast path's constants each iteration.) */
@@ -579,13 +582,14 @@ ALWAYS vf gelu_fast(vf x) {
 }
 
 /* (Out of line: the float64 path is too large to inline into every loop.) */
-static __attribute__((noinline)) vf gelu_careful(vf x, vi in) { return selectf(in, gelu_fast(selectf(in, x, splatf(1.0f))), gelu_double(x)); }
+static __attribute__((noinline)) vf gelu_careful(vf x) {
+    vi in = (vi)(((vu)x & 0x7fffffffu) - 0x35800000u <= 0x41460000u - 0x35800000u); /* as op_gelu's test, per lane */
+    return selectf(in, gelu_fast(selectf(in, x, splatf(1.0f))), gelu_double(x));
+}
 
 ALWAYS vf op_gelu(vf x, const odml_params *p) {
     (void)p;
-    vu off = (vu)((vi)x & 0x7fffffff) - 0x35800000u; /* 2^-20 */
-    vi in = off <= 0x41460000u - 0x35800000u;         /* 12.375 (piece 15 ends at 12.4) */
-    return any_set(~in) ? gelu_careful(x, in) : gelu_fast(x);
+    return all_within_range(x, 0x1p-20f, 12.375f) ? gelu_fast(x) : gelu_careful(x); /* (piece 15 ends at 12.4) */
 }
 #else
 static inline vf op_gelu(vf x, const odml_params *p) {

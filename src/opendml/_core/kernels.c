@@ -627,7 +627,7 @@ ALWAYS vi quantize_vec(vf q, vi zp, int32_t lo, int32_t hi) {
             for (; i + LANES <= n; i += LANES) {                                                                \
                 VT_##OK r = __builtin_convertvector(quantize_vec(ld_##XK(x + i * Z_##XK) / sc0, zp0, LO, HI),   \
                                                     VT_##OK);                                                   \
-                if (nt) stream16(o + i, &r); else st_##OK(o + i, r);                                            \
+                if (nt) stream_bytes(o + i, &r, 16); else st_##OK(o + i, r);                                            \
             }                                                                                                   \
             if (nt) stream_fence();                                                                             \
         }                                                                                                       \

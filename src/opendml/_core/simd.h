@@ -198,24 +198,15 @@ ALWAYS vf exp_f32(vf x) {
     return s * ((q + r) + 1.0f);
 }
 
-/* Non-temporal 16- and 32-byte stores (p aligned to the size) of the bytes at v; plain copies elsewhere. */
-ALWAYS void stream16(void *p, const void *v) {
+/* Non-temporal store of 16 or 32 bytes (p aligned to the size) from v; a plain copy elsewhere. */
+ALWAYS void stream_bytes(void *p, const void *v, size_t n) {
 #if defined(__AVX2__) || defined(__AVX512F__)
-    __m128i t;
-    memcpy(&t, v, 16);
-    _mm_stream_si128((__m128i *)p, t);
+    __m256i t = _mm256_setzero_si256();
+    memcpy(&t, v, n);
+    if (n == 16) _mm_stream_si128((__m128i *)p, _mm256_castsi256_si128(t));
+    else _mm256_stream_si256((__m256i *)p, t);
 #else
-    memcpy(p, v, 16);
-#endif
-}
-
-ALWAYS void stream32(void *p, const void *v) {
-#if defined(__AVX2__) || defined(__AVX512F__)
-    __m256i t;
-    memcpy(&t, v, 32);
-    _mm256_stream_si256((__m256i *)p, t);
-#else
-    memcpy(p, v, 32);
+    memcpy(p, v, n);
 #endif
 }
 
@@ -223,7 +214,7 @@ ALWAYS void stream32(void *p, const void *v) {
 ALWAYS void stream_f16(void *p, vf v) {
     uint16_t h[LANES];
     store_f16(h, v);
-    stream32(p, h);
+    stream_bytes(p, h, 32);
 }
 
 /* Any lane of a mask (lanes 0 or -1) set: one test, for per-vector fast paths. */

@@ -208,8 +208,11 @@ IF_LOOP(uint64_t)
 /* ---------------- issues 10 and 11: arithmetic, comparison, quantization and activations ----------------
  * Exact members (ADD, SUBTRACT, MULTIPLY, LESS_THAN, CLIP, RELU, QUANTIZE_LINEAR) give the NumPy reference's
  * bits: float16 goes through float32, where + - * / are correctly rounded and so round once more to the same
- * half as NumPy; integers wrap (computed on unsigned lanes). The transcendental members (EXP, SIGMOID, TANH)
- * are float32 approximations within 2 ulp (float16: 1 ulp after the final rounding); see exp_scaled. */
+ * half as NumPy; integers wrap (computed on unsigned lanes). The transcendental members (EXP, SIGMOID, TANH,
+ * GELU) are float32 approximations within 2 ulp (float16: 1 ulp after the final rounding). Each takes a lean fast
+ * path for a vector whose 16 lanes are all in the ordinary range (one compare, a predictable branch) and a
+ * careful one (subnormal results, overflow, NaN) otherwise, which gives the fast path's bits on its ordinary
+ * lanes: a result never depends on its neighbours. */
 
 /* Operand kinds: element size, lane vector type, and load/store/gather/scatter of 16 lanes. */
 #define Z_f32 4
@@ -332,7 +335,8 @@ ALWAYS float bits_float(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
 static inline vf op_clip(vf x, const odml_params *p) {
     float lo = p->f[0], hi = p->f[1];
     if (lo != lo || hi != hi) return ieee_minf(splat_bits(hi), ieee_maxf(splat_bits(lo), x));
-    float below = lo == 0.0f && !signbit(lo) ? bits_float(1) : lo, above = hi == 0.0f && signbit(hi) ? bits_float(0x80000001u) : hi;
+    float below = lo == 0.0f && !signbit(lo) ? bits_float(1) : lo;
+    float above = hi == 0.0f && signbit(hi) ? bits_float(0x80000001u) : hi;
     x = selectf(x < below, splat_bits(lo), x);
     return selectf(x > above, splat_bits(hi), x);
 }
@@ -377,8 +381,9 @@ ALWAYS vf div_split(vf num, vf d, vf dl) {
 }
 
 /* exp(x) = 2^k * e for finite |x| <= 104 (k returned, integral; e = exp(r) in [0.7, 1.42] before its rounding):
- * Cody-Waite reduction x = k*ln2 + r with a two-part ln2 (k*LN2_HI exact; r returned) and a degree-6 polynomial in Horner form
- * (a minimax fit with 1 + r fixed: 4e-9 relative), e = 1 + r * exp_tail(r) rounded once: within about 0.9 ulp. */
+ * Cody-Waite reduction x = k*ln2 + r with a two-part ln2 (k*LN2_HI exact; r returned) and a degree-6 polynomial
+ * in Horner form (a minimax fit with 1 + r fixed: 4e-9 relative), e = 1 + r * exp_tail(r) rounded once: within
+ * about 0.9 ulp. */
 ALWAYS vf exp_reduce(vf x, vf *k) {
     const float MAGIC = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer */
     *k = fmadd(x, splatf(1.44269504088896341f), splatf(MAGIC)) - MAGIC;
@@ -465,7 +470,8 @@ ALWAYS vf sigmoid_careful(vf x) {
 
 ALWAYS vf op_sigmoid(vf x, const odml_params *p) {
     (void)p;
-    return all_within(x, 87.0f) ? sigmoid_from(x, exp_normal((vf)((vi)x | (int32_t)0x80000000))) : sigmoid_careful(x);
+    vf m_ax = (vf)((vi)x | (int32_t)0x80000000); /* -|x| */
+    return all_within(x, 87.0f) ? sigmoid_from(x, exp_normal(m_ax)) : sigmoid_careful(x);
 }
 
 /* TANH(|x|) = (1 - t) / (1 + t), t = exp(-2|x|) = 2^k * (1 + E), both sums formed without cancellation from
@@ -477,10 +483,7 @@ ALWAYS vf tanh_from(vf x, vf r, vf k) {
     vf sc = ldexpk(splatf(1.0f), k);
 #if defined(__FMA__) || defined(__AVX512F__)
     vf e = fmadd(r, r * exp_q(r), r), one_m = 1.0f - sc, one_p = 1.0f + sc;
-    vf nh = fnmadd(sc, e, one_m);
-    vf dh = fmadd(sc, e, one_p), dl = fmadd(sc, e, one_p - dh);
-    vf rc = rcp_approx(dh), y = nh * rc;
-    y = fmadd(fnmadd(y, dl, fnmadd(y, dh, nh)), rc, y);
+    vf dh = fmadd(sc, e, one_p), y = div_split(fnmadd(sc, e, one_m), dh, fmadd(sc, e, one_p - dh));
 #else /* no FMA for the residuals: the same sums and quotient in double */
     vd rd = __builtin_convertvector(r, vd), sd = __builtin_convertvector(sc, vd);
     vd e = rd + rd * rd * __builtin_convertvector(exp_q(r), vd);
@@ -503,7 +506,8 @@ ALWAYS vf op_tanh(vf x, const odml_params *p) {
     return tanh_from(x, r, k);
 }
 
-/* GELU: x * Phi(x) with h = Phi(-|x|) = 0.5 * erfc(|x| / sqrt(2)) = exp(-x^2 / 2) * g(|x|), in double: g is
+/* GELU: x * Phi(x) with h = Phi(-|x|) = 0.5 * erfc(|x| / sqrt(2)) = exp(-x^2 / 2) * g(|x|). The careful path
+ * (tails, tiny |x|, NaN, infinities; and everything without FMA), in double: g is
  * 0.5 * erfcx(|x| / sqrt(2)), a Chebyshev series (Clenshaw) in t = (|x| - 4) / (|x| + 4) (the reference's change of
  * variable; 1e-10 relative, interpolated from the reference's erfcx), so that x * h (x < 0, down to the
  * subnormals) and x - x * h (x >= 0, no cancellation: h <= 1/2) round once to float32: within 1 ulp. Beyond
@@ -550,17 +554,46 @@ ALWAYS vf gelu_double(vf x) {
  * tables (one permute each; fitted to 0.05 ulp, the constant term as hi + lo so that x * g rounds once);
  * exp(-x^2/2) from x^2 = hi + lo split exactly by an FMA (the reduced argument takes -lo/2), folded as
  * c * e = c + (c * r) * exp_tail(r) with c = x * g. Then x * h, or x - x * h for x >= 0 as in gelu_double. */
-static const float GELU_CENTER[16] = {0.0f, 0.800000011920929f, 1.600000023841858f, 2.4000000953674316f, 3.200000047683716f, 4.0f, 4.800000190734863f, 5.599999904632568f, 6.400000095367432f, 7.199999809265137f, 8.0f, 8.800000190734863f, 9.600000381469727f, 10.399999618530273f, 11.199999809265137f, 12.0f};
+static const float GELU_CENTER[16] = {
+    0.0f, 0.800000012f, 1.60000002f, 2.4000001f, 3.20000005f, 4.0f, 4.80000019f, 5.5999999f, 6.4000001f,
+    7.19999981f, 8.0f, 8.80000019f, 9.60000038f, 10.3999996f, 11.1999998f, 12.0f};
 static const float GELU_G[9][16] = {
-    {0.5f, 0.2917519509792328f, 0.19709330797195435f, 0.1460331380367279f, 0.1149824783205986f, 0.09441064298152924f, 0.07989604771137238f, 0.06915675848722458f, 0.060912661254405975f, 0.05439639091491699f, 0.04912254586815834f, 0.044770270586013794f, 0.04111950471997261f, 0.03801458701491356f, 0.035342421382665634f, 0.03301897272467613f},
-    {-1.8420820424580597e-11f, -2.354972217233353e-09f, -6.256565265871927e-10f, 1.6797145896418897e-09f, 1.0181420151411658e-09f, -1.6808705538551294e-09f, -2.7235109723022788e-09f, 6.363810589604668e-10f, 1.4202713449762427e-09f, -1.3038727875169798e-09f, 3.4425759465328554e-10f, -7.968399273750038e-10f, 1.6038899097736703e-09f, 2.777924557051392e-10f, 9.722688210089814e-10f, -1.6474619446427141e-09f},
-    {-0.3989422619342804f, -0.16554072499275208f, -0.0835929811000824f, -0.04846272990107536f, -0.030998341739177704f, -0.02129971608519554f, -0.015441249124705791f, -0.011664436198771f, -0.009101233445107937f, -0.007288285531103611f, -0.00596191082149744f, -0.004963897634297609f, -0.004195004235953093f, -0.0035905870608985424f, -0.0031071568373590708f, -0.0027146274223923683f},
-    {0.24999970197677612f, 0.0796598494052887f, 0.03167228773236275f, 0.014861294999718666f, 0.007893893867731094f, 0.004605890717357397f, 0.0028890229295939207f, 0.0019179596565663815f, 0.0013323838356882334f, 0.0009603674407117069f, 0.0007136302883736789f, 0.0005439844680950046f, 0.0004237331449985504f, 0.00033624161733314395f, 0.00027113358373753726f, 0.0002217206929344684f},
-    {-0.13297492265701294f, -0.03393762186169624f, -0.01097245141863823f, -0.004265211056917906f, -0.0019126273691654205f, -0.0009587180684320629f, -0.0005246462533250451f, -0.0003079541493207216f, -0.00019132570014335215f, -0.0001245467719854787f, -8.428943692706525e-05f, -5.89447736274451e-05f, -4.2388597648823634e-05f, -3.1224757549352944e-05f, -2.3486916688852943e-05f, -1.7993066649069078e-05f},
-    {0.06244287267327309f, 0.01312243565917015f, 0.0035283591132611036f, 0.0011560621205717325f, 0.0004433415306266397f, 0.0001927466510096565f, 9.267781570088118e-05f, 4.835331128560938e-05f, 2.6974512365995906e-05f, 1.590755164215807e-05f, 9.828642760112416e-06f, 6.317583029158413e-06f, 4.200634066364728e-06f, 2.876030066545354e-06f, 2.0200245671730954e-06f, 1.4509690799968666e-06f},
-    {-0.026288215070962906f, -0.004686737433075905f, -0.0010650918120518327f, -0.0002980492718052119f, -9.876347030512989e-05f, -3.753889905055985e-05f, -1.595594767422881e-05f, -7.434113740600878e-06f, -3.73734337699716e-06f, -2.0022910121042514e-06f, -1.1319682471366832e-06f, -6.699623327222071e-07f, -4.1247707827096747e-07f, -2.627956519063446e-07f, -1.7252018835733907e-07f, -1.1628286955556177e-07f},
-    {0.009475283324718475f, 0.0016114170430228114f, 0.00031123339431360364f, 7.478001498384401e-05f, 2.1511530576390214e-05f, 7.176073722803267e-06f, 2.7049443360738223e-06f, 1.1283117373750429e-06f, 5.122211632624385e-07f, 2.4971794232442335e-07f, 1.2934518167639908e-07f, 7.056583939402117e-08f, 4.026374966770163e-08f, 2.388859066115856e-08f, 1.4666818870523457e-08f, 9.281316160070219e-09f},
-    {-0.0022176303900778294f, -0.0005012359470129013f, -8.410990267293528e-05f, -1.764195621944964e-05f, -4.461288881429937e-06f, -1.3187193417252274e-06f, -4.440467478161736e-07f, -1.667689559781138e-07f, -6.866723367693339e-08f, -3.0569040632144606e-08f, -1.4547145710253062e-08f, -7.3315642445948015e-09f, -3.8840726190869646e-09f, -2.149252997796225e-09f, -1.2357096457193961e-09f, -7.348761044134733e-10f},
+    {
+        0.5f, 0.291751951f, 0.197093308f, 0.146033138f, 0.114982478f, 0.094410643f, 0.0798960477f, 0.0691567585f,
+        0.0609126613f, 0.0543963909f, 0.0491225459f, 0.0447702706f, 0.0411195047f, 0.038014587f, 0.0353424214f,
+        0.0330189727f},
+    {
+        -1.84208204e-11f, -2.35497222e-09f, -6.25656527e-10f, 1.67971459e-09f, 1.01814202e-09f, -1.68087055e-09f,
+        -2.72351097e-09f, 6.36381059e-10f, 1.42027134e-09f, -1.30387279e-09f, 3.44257595e-10f, -7.96839927e-10f,
+        1.60388991e-09f, 2.77792456e-10f, 9.72268821e-10f, -1.64746194e-09f},
+    {
+        -0.398942262f, -0.165540725f, -0.0835929811f, -0.0484627299f, -0.0309983417f, -0.0212997161f,
+        -0.0154412491f, -0.0116644362f, -0.00910123345f, -0.00728828553f, -0.00596191082f, -0.00496389763f,
+        -0.00419500424f, -0.00359058706f, -0.00310715684f, -0.00271462742f},
+    {
+        0.249999702f, 0.0796598494f, 0.0316722877f, 0.014861295f, 0.00789389387f, 0.00460589072f, 0.00288902293f,
+        0.00191795966f, 0.00133238384f, 0.000960367441f, 0.000713630288f, 0.000543984468f, 0.000423733145f,
+        0.000336241617f, 0.000271133584f, 0.000221720693f},
+    {
+        -0.132974923f, -0.0339376219f, -0.0109724514f, -0.00426521106f, -0.00191262737f, -0.000958718068f,
+        -0.000524646253f, -0.000307954149f, -0.0001913257f, -0.000124546772f, -8.42894369e-05f, -5.89447736e-05f,
+        -4.23885976e-05f, -3.12247575e-05f, -2.34869167e-05f, -1.79930666e-05f},
+    {
+        0.0624428727f, 0.0131224357f, 0.00352835911f, 0.00115606212f, 0.000443341531f, 0.000192746651f,
+        9.26778157e-05f, 4.83533113e-05f, 2.69745124e-05f, 1.59075516e-05f, 9.82864276e-06f, 6.31758303e-06f,
+        4.20063407e-06f, 2.87603007e-06f, 2.02002457e-06f, 1.45096908e-06f},
+    {
+        -0.0262882151f, -0.00468673743f, -0.00106509181f, -0.000298049272f, -9.87634703e-05f, -3.75388991e-05f,
+        -1.59559477e-05f, -7.43411374e-06f, -3.73734338e-06f, -2.00229101e-06f, -1.13196825e-06f, -6.69962333e-07f,
+        -4.12477078e-07f, -2.62795652e-07f, -1.72520188e-07f, -1.1628287e-07f},
+    {
+        0.00947528332f, 0.00161141704f, 0.000311233394f, 7.4780015e-05f, 2.15115306e-05f, 7.17607372e-06f,
+        2.70494434e-06f, 1.12831174e-06f, 5.12221163e-07f, 2.49717942e-07f, 1.29345182e-07f, 7.05658394e-08f,
+        4.02637497e-08f, 2.38885907e-08f, 1.46668189e-08f, 9.28131616e-09f},
+    {
+        -0.00221763039f, -0.000501235947f, -8.41099027e-05f, -1.76419562e-05f, -4.46128888e-06f, -1.31871934e-06f,
+        -4.44046748e-07f, -1.66768956e-07f, -6.86672337e-08f, -3.05690406e-08f, -1.45471457e-08f, -7.33156424e-09f,
+        -3.88407262e-09f, -2.149253e-09f, -1.23570965e-09f, -7.34876104e-10f},
 };
 
 ALWAYS vf gelu_fast(vf x) {
@@ -627,7 +660,7 @@ ALWAYS vi quantize_vec(vf q, vi zp, int32_t lo, int32_t hi) {
             for (; i + LANES <= n; i += LANES) {                                                                \
                 VT_##OK r = __builtin_convertvector(quantize_vec(ld_##XK(x + i * Z_##XK) / sc0, zp0, LO, HI),   \
                                                     VT_##OK);                                                   \
-                if (nt) stream_bytes(o + i, &r, 16); else st_##OK(o + i, r);                                            \
+                if (nt) stream_bytes(o + i, &r, 16); else st_##OK(o + i, r);                                    \
             }                                                                                                   \
             if (nt) stream_fence();                                                                             \
         }                                                                                                       \

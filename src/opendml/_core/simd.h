@@ -261,7 +261,8 @@ ALWAYS vf lookup16(const float *t, vi idx) {
 #if defined(__AVX512F__)
 #define clampf_nan_lo(v, lo, hi) ((vf)_mm512_min_ps(_mm512_max_ps((__m512)(v), _mm512_set1_ps(lo)), _mm512_set1_ps(hi)))
 #define round_i32(v) ((vi)_mm512_cvtps_epi32((__m512)(v)))
-#define clamp_i32(v, lo, hi) ((vi)_mm512_min_epi32(_mm512_max_epi32((__m512i)(v), _mm512_set1_epi32(lo)), _mm512_set1_epi32(hi)))
+#define clamp_i32(v, lo, hi)                                                                                    \
+    ((vi)_mm512_min_epi32(_mm512_max_epi32((__m512i)(v), _mm512_set1_epi32(lo)), _mm512_set1_epi32(hi)))
 #else
 ALWAYS vf clampf_nan_lo(vf v, float lo, float hi) {
     v = selectf(v > lo, v, splatf(lo));

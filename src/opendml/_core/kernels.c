@@ -507,7 +507,7 @@ ALWAYS vf op_tanh(vf x, const odml_params *p) {
 }
 
 /* GELU: x * Phi(x) with h = Phi(-|x|) = 0.5 * erfc(|x| / sqrt(2)) = exp(-x^2 / 2) * g(|x|). The careful path
- * (tails, tiny |x|, NaN, infinities; and everything without FMA), in double: g is
+ * (tails, tiny |x|, NaN, infinities; and everything without AVX-512), in double: g is
  * 0.5 * erfcx(|x| / sqrt(2)), a Chebyshev series (Clenshaw) in t = (|x| - 4) / (|x| + 4) (the reference's change of
  * variable; 1e-10 relative, interpolated from the reference's erfcx), so that x * h (x < 0, down to the
  * subnormals) and x - x * h (x >= 0, no cancellation: h <= 1/2) round once to float32: within 1 ulp. Beyond
@@ -548,7 +548,7 @@ ALWAYS vf gelu_double(vf x) {
     return selectf(x != x, splatf(NAN), y);
 }
 
-#if defined(__FMA__) || defined(__AVX512F__)
+#if defined(__AVX512F__) /* (AVX2's build of these 16-lane vectors spills and scalarises: the float64 path is faster) */
 /* The float32 GELU for 2^-20 <= |x| <= 12.375 (results normal), within 2 ulp: g in 16 pieces of width 0.8 centred
  * on 0.8k, each a degree-7 polynomial in s = |x| - 0.8k (exact: Sterbenz) whose coefficients come from 16-entry
  * tables (one permute each; fitted to 0.05 ulp, the constant term as hi + lo so that x * g rounds once);

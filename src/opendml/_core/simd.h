@@ -233,29 +233,12 @@ ALWAYS int any_set(vi m) {
 #endif
 }
 
-/* t[idx] per lane (0 <= idx < 16): a 16-entry table lookup, one permute on AVX-512. */
-ALWAYS vf lookup16(const float *t, vi idx) {
+/* t[idx] per lane (0 <= idx < 16): a 16-entry table lookup, one permute. */
 #if defined(__AVX512F__)
-    return (vf)_mm512_permutexvar_ps((__m512i)idx, _mm512_loadu_ps(t));
-#elif defined(__AVX2__)
-    __m256 t0 = _mm256_loadu_ps(t), t1 = _mm256_loadu_ps(t + 8), r[2];
-    for (int h = 0; h < 2; h++) {
-        __m256i i;
-        memcpy(&i, (char *)&idx + 32 * h, 32);
-        __m256 hi8 = _mm256_castsi256_ps(_mm256_cmpgt_epi32(i, _mm256_set1_epi32(7)));
-        r[h] = _mm256_blendv_ps(_mm256_permutevar8x32_ps(t0, i), _mm256_permutevar8x32_ps(t1, i), hi8);
-    }
-    vf v;
-    memcpy(&v, r, 64);
-    return v;
-#else
-    vf v;
-    for (int l = 0; l < LANES; l++) v[l] = t[idx[l] & 15];
-    return v;
+ALWAYS vf lookup16(const float *t, vi idx) { return (vf)_mm512_permutexvar_ps((__m512i)idx, _mm512_loadu_ps(t)); }
 #endif
-}
 
-/* Per-ISA forms of three conversions steps that the generic vector code spells as several compares and
+/* Per-ISA forms of three conversion steps that the generic vector code spells as several compares and
  * selects: min(max(v, lo), hi) with a NaN going to lo; v rounded to int32 ties to even (|v| < 2^22); and an int32
  * clamp. */
 #if defined(__AVX512F__)

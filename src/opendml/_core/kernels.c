@@ -434,13 +434,14 @@ ALWAYS vf exp_scaled(vf v, vf c) {
 /* Every lane's lo <= |x| <= hi (not NaN; lo > 0 excludes zeros): the test of the fast paths, one unsigned compare
  * of the bits for the 16 lanes, straight to a mask register on AVX-512. */
 ALWAYS int all_within_range(vf x, float lo, float hi) {
-    uint32_t l, h;
+    int32_t l, h;
     memcpy(&l, &lo, 4), memcpy(&h, &hi, 4);
-    vu off = ((vu)x & 0x7fffffffu) - l;
 #if defined(__AVX512F__)
-    return !_mm512_cmpgt_epu32_mask((__m512i)off, _mm512_set1_epi32((int32_t)(h - l)));
-#else
-    return !any_set((vi)(off > h - l));
+    vu off = ((vu)x & 0x7fffffffu) - (uint32_t)l;
+    return !_mm512_cmpgt_epu32_mask((__m512i)off, _mm512_set1_epi32(h - l));
+#else /* (signed compares: AVX2 has no unsigned one, and GCC would test lane by lane) */
+    vi a = (vi)x & 0x7fffffff;
+    return !any_set((a < l) | (a > h));
 #endif
 }
 

@@ -23,7 +23,7 @@ BACKENDS = [b for b in kernels.BACKENDS if any(b in per_op for per_op in kernels
 #: Operators whose backends agree within the case's bound, not bit for bit (issue 8: the compiled LOG_SOFTMAX1 is
 #: within 1 ulp of the exact value, as the float64 reference kernel is, but rounds differently now and then; the
 #: compiled SOFTMAX1 computes in float32, within 3 ulp (FLOAT16: 1 ulp)). Issues 10 and 11: the compiled
-#: EXP, SIGMOID and TANH are float32 approximations (within 2 ulp), GELU a float64 one (within 1 ulp).
+#: EXP, SIGMOID, TANH and GELU are float32 approximations (within 2 ulp).
 WITHIN_BOUND = {
     dml.OperatorType.ACTIVATION_LOG_SOFTMAX1,
     dml.OperatorType.ACTIVATION_SOFTMAX1,

@@ -204,4 +204,75 @@ ALWAYS vf exp_f32(vf x) {
     return s * ((q + r) + 1.0f);
 }
 
+/* Non-temporal store of 16 or 32 bytes (p aligned to the size) from v; a plain copy elsewhere. */
+ALWAYS void stream_bytes(void *p, const void *v, size_t n) {
+#if defined(__AVX2__) || defined(__AVX512F__)
+    __m256i t = _mm256_setzero_si256();
+    memcpy(&t, v, n);
+    if (n == 16) _mm_stream_si128((__m128i *)p, _mm256_castsi256_si128(t));
+    else _mm256_stream_si256((__m256i *)p, t);
+#else
+    memcpy(p, v, n);
+#endif
+}
+
+/* 16 floats stored as halves, streamed (p 32-byte aligned). */
+ALWAYS void stream_f16(void *p, vf v) {
+    uint16_t h[LANES];
+    store_f16(h, v);
+    stream_bytes(p, h, 32);
+}
+
+/* Any lane of a mask (lanes 0 or -1) set: one test, for per-vector fast paths. */
+#define OR_(a, b) ((a) | (b))
+HALVES(int32_t, hor_i, OR_)
+ALWAYS int any_set(vi m) {
+#if defined(__AVX512F__)
+    return _mm512_test_epi32_mask((__m512i)m, (__m512i)m) != 0;
+#elif defined(__AVX2__)
+    __m256i lo, hi;
+    memcpy(&lo, &m, 32), memcpy(&hi, (char *)&m + 32, 32);
+    lo = _mm256_or_si256(lo, hi);
+    return !_mm256_testz_si256(lo, lo);
+#else
+    return hor_i(m) != 0;
+#endif
+}
+
+/* t[idx] per lane (0 <= idx < 16): a 16-entry table lookup, one permute. */
+#if defined(__AVX512F__)
+ALWAYS vf lookup16(const float *t, vi idx) { return (vf)_mm512_permutexvar_ps((__m512i)idx, _mm512_loadu_ps(t)); }
+#endif
+
+/* Per-ISA forms of three conversion steps that the generic vector code spells as several compares and
+ * selects: min(max(v, lo), hi) with a NaN going to lo; v rounded to int32 ties to even (|v| < 2^22); and an int32
+ * clamp. */
+#if defined(__AVX512F__)
+#define clampf_nan_lo(v, lo, hi) ((vf)_mm512_min_ps(_mm512_max_ps((__m512)(v), _mm512_set1_ps(lo)), _mm512_set1_ps(hi)))
+#define round_i32(v) ((vi)_mm512_cvtps_epi32((__m512)(v)))
+#define clamp_i32(v, lo, hi)                                                                                    \
+    ((vi)_mm512_min_epi32(_mm512_max_epi32((__m512i)(v), _mm512_set1_epi32(lo)), _mm512_set1_epi32(hi)))
+#else
+ALWAYS vf clampf_nan_lo(vf v, float lo, float hi) {
+    v = selectf(v > lo, v, splatf(lo));
+    return selectf(v < hi, v, splatf(hi));
+}
+ALWAYS vi round_i32(vf v) { return (vi)(v + 12582912.0f) - (vi)splatf(12582912.0f); } /* 1.5 * 2^23 */
+ALWAYS vi clamp_i32(vi v, int32_t lo, int32_t hi) {
+    vi m = v > lo;
+    v = (v & m) | (splati(lo) & ~m);
+    m = v < hi;
+    return (v & m) | (splati(hi) & ~m);
+}
+#endif
+
+/* c - a * b, fused where the ISA has FMA (saves the negation that fmadd(-a, b, c) costs). */
+ALWAYS vf fnmadd(vf a, vf b, vf c) {
+#if defined(__AVX512F__)
+    return (vf)_mm512_fnmadd_ps((__m512)a, (__m512)b, (__m512)c);
+#else
+    return fmadd(-a, b, c);
+#endif
+}
+
 #endif

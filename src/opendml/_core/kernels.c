@@ -108,8 +108,8 @@ static void ew_run(int nop, const odml_array *const *ops, ew_inner fn, const odm
 static inline vf op_hard_sigmoid(vf x, const odml_params *p) {
     vf y = x * p->f[0]; /* two roundings, as DirectML's float32 math and the NumPy reference: never an FMA */
     y = y + p->f[1];
-    y = selectf(y < 0.0f, splatf(0.0f), y); /* NaN compares false and propagates; -0.0 stays, as np.clip */
-    return selectf(y > 1.0f, splatf(1.0f), y);
+    y = selectf(cmp_lt(y, splatf(0.0f)), splatf(0.0f), y); /* NaN compares false and propagates; -0.0 stays */
+    return selectf(cmp_gt(y, splatf(1.0f)), splatf(1.0f), y);
 }
 
 #define UNARY_FLOAT_OPS(X) X(HARD_SIGMOID, op_hard_sigmoid)
@@ -345,7 +345,7 @@ static inline vf op_clip(vf x, const odml_params *p) {
  * `out += 0`. */
 static inline vf op_relu(vf x, const odml_params *p) {
     (void)p;
-    return selectf(x < 0.0f, splatf(0.0f), x) + 0.0f;
+    return selectf(cmp_lt(x, splatf(0.0f)), splatf(0.0f), x) + 0.0f;
 }
 
 /* 1/d to about 14 bits (AVX-512's estimate; AVX2's 12-bit one with a Newton step: 23 bits), as the start of the
@@ -441,7 +441,7 @@ ALWAYS int all_within_range(vf x, float lo, float hi) {
     return !_mm512_cmpgt_epu32_mask((__m512i)off, _mm512_set1_epi32(h - l));
 #else /* (signed compares: AVX2 has no unsigned one, and GCC would test lane by lane) */
     vi a = (vi)x & 0x7fffffff;
-    return !any_set((a < l) | (a > h));
+    return !any_set(icmp_gt(splati(l), a) | icmp_gt(a, splati(h)));
 #endif
 }
 
@@ -895,7 +895,7 @@ ARGMAX_T(u32, uint32_t, uint32_t, I, LOAD_MEM, SAME)
 ARGMAX_T(u64, uint64_t, uint64_t, I, LOAD_MEM, SAME)
 
 /* max with NaN winning */
-ALWAYS vf maxnan(vf m, vf x) { return selectf((x > m) | (x != x), x, m); }
+ALWAYS vf maxnan(vf m, vf x) { return selectf(cmp_gt(x, m) | is_nan(x), x, m); }
 
 /* ---- float ARGMAX/ARGMIN over one contiguous run (the usual last-axis case): two light passes instead of one
  * index-tracking pass. Pass 1 (group_max_min) finds the best value (NaN above every number); pass 2 returns the
@@ -935,7 +935,7 @@ ALWAYS uint32_t argmax_run_f(const char *p, ptrdiff_t n, const int f16, int last
     ptrdiff_t i;
     vf vb = splatf(bm);
     int nan = bm != bm;
-#define TIES(x) (nan ? (x) != (x) : (x) == vb)
+#define TIES(x) (nan ? is_nan(x) : cmp_eq(x, vb))
     ptrdiff_t full = n / LANES * LANES;
     if (!(last & ODML_LAST)) {
         for (i = 0; i < full; i += LANES) {
@@ -1104,10 +1104,10 @@ ALWAYS void exp_split(vf sc, vf r, vf q, vf err, vi keep, vf *eh, vf *el) {
 
 ALWAYS void add_terms(vf x, vf m, const int slow, const int plain, vi *flag, vi *cnt, dsum *hi, vf *lo, int *pending) {
     vf err, t = two_diff(x, m, &err);
-    vi eq = t == 0.0f, tiny = {0}, keep = ~eq;
+    vi eq = cmp_eq(t, splatf(0.0f)), tiny = {0}, keep = ~eq;
     if (!plain) { /* the group has terms below e^-87 or -inf entries (else every t is in [-87, 0]) */
-        tiny = (t < -87.0f) & (t > -INFINITY);
-        keep = ~(eq | tiny | (t < -100.0f)); /* (t < -100 also drops -inf, whose err is NaN) */
+        tiny = cmp_lt(t, splatf(-87.0f)) & cmp_gt(t, splatf(-INFINITY));
+        keep = ~(eq | tiny | cmp_lt(t, splatf(-100.0f))); /* (t < -100 also drops -inf, whose err is NaN) */
     }
     vf sc, r, q, eh, el;
     exp_parts_in(t, &sc, &r, &q, !plain);
@@ -1173,33 +1173,17 @@ static double log_sum(uint64_t count, double rest) {
     return count == 1 ? log1p(rest) : log((double)count) + log1p(rest / (double)count);
 }
 
-/* max/min as the ISA's instructions compute them (b where either is NaN): one operation of short latency, where
- * a compare-and-select chain would bound a scan by its latency. */
-ALWAYS vf vmaxf(vf a, vf b) {
-#if defined(__AVX512F__)
-    return (vf)_mm512_max_ps((__m512)a, (__m512)b);
-#else
-    return selectf(a > b, a, b);
-#endif
-}
-ALWAYS vf vminf(vf a, vf b) {
-#if defined(__AVX512F__)
-    return (vf)_mm512_min_ps((__m512)a, (__m512)b);
-#else
-    return selectf(a < b, a, b);
-#endif
-}
 ALWAYS float hmaxf(vf v) { /* every lane ends with the maximum (NaN-free input) */
-    v = vmaxf(v, ROTATE(v, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7));
-    v = vmaxf(v, ROTATE(v, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3));
-    v = vmaxf(v, ROTATE(v, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1));
-    return vmaxf(v, ROTATE(v, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0))[0];
+    v = vmax(v, ROTATE(v, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7));
+    v = vmax(v, ROTATE(v, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3));
+    v = vmax(v, ROTATE(v, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1));
+    return vmax(v, ROTATE(v, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0))[0];
 }
 ALWAYS float hminf(vf v) {
-    v = vminf(v, ROTATE(v, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7));
-    v = vminf(v, ROTATE(v, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3));
-    v = vminf(v, ROTATE(v, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1));
-    return vminf(v, ROTATE(v, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0))[0];
+    v = vmin(v, ROTATE(v, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7));
+    v = vmin(v, ROTATE(v, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3));
+    v = vmin(v, ROTATE(v, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1));
+    return vmin(v, ROTATE(v, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0))[0];
 }
 
 /* The maximum of a float group (NaN if it holds one) and its minimum, read once. The fast scan ORs together
@@ -1214,18 +1198,18 @@ static void group_max_min(const char *in, const rdims *R, int f16, float *max, f
             PREFETCH_NEXT_RUN(R, pi + i * s);
             if (!f16) PREFETCH_NEXT_RUN(R, pi + (i + LANES) * s);
             vf a = lanes_f(pi + i * s, s, LANES, f16, 0), b = lanes_f(pi + (i + LANES) * s, s, LANES, f16, 0);
-            mv = vmaxf(a, mv), mv2 = vmaxf(b, mv2);
-            mn = vminf(a, mn), mn2 = vminf(b, mn2);
+            mv = vmax(a, mv), mv2 = vmax(b, mv2);
+            mn = vmin(a, mn), mn2 = vmin(b, mn2);
             odd |= (vi)(a - a) | (vi)(b - b);
         }
         for (; i < n; i += LANES) {
             ptrdiff_t k = n - i < LANES ? n - i : LANES;
             vf a = lanes_f(pi + i * s, s, k, f16, lanes_f(pi + i * s, s, 1, f16, 0)[0]); /* (padded: its first) */
-            mv = vmaxf(a, mv), mn = vminf(a, mn);
+            mv = vmax(a, mv), mn = vmin(a, mn);
             odd |= (vi)(a - a);
         }
     });
-    float m = hmaxf(vmaxf(mv, mv2)), low = hminf(vminf(mn, mn2));
+    float m = hmaxf(vmax(mv, mv2)), low = hminf(vmin(mn, mn2));
     if (ANY(odd)) { /* a NaN or an infinity: the NaN-aware scan */
         vf mx = splatf(-INFINITY);
         FOR_RUNS(R, in, NULL, pi, po, flat, {
@@ -1304,7 +1288,7 @@ static double log_sum_kept(const char *in, const rdims *R, int f16, float m, flo
             ptrdiff_t k = n - i < LANES ? n - i : LANES;
             __builtin_prefetch(pi + (i + n) * s); /* the next group, usually adjacent */
             vf err, t = two_diff(lanes_f(pi + i * s, s, k, f16, m), vm, &err), sc, r, q, eh, el;
-            vi eq = t == 0.0f; /* (padding equals the max: counted, then taken back) */
+            vi eq = cmp_eq(t, splatf(0.0f)); /* (padding equals the max: counted, then taken back) */
             exp_parts_in(t, &sc, &r, &q, 0);
             exp_split(sc, r, q, err, ~eq, &eh, &el);
             storef(kh + flat + i, eh);

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#if defined(__F16C__) || defined(__AVX512F__) || defined(__AVX2__)
+#if defined(__SSE2__)
 #include <immintrin.h>
 #endif
 
@@ -41,6 +41,76 @@ typedef double vd VEC(double);
 #define ADD_(a, b) ((a) + (b))
 HALVES(double, hsum_d, ADD_)
 HALVES(int32_t, hsum_i, ADD_)
+
+/* ---- Lane comparisons (masks: all ones where true), max and min. GCC lowers a 16-lane comparison one lane at a
+ * time where the ISA has no 16-lane compare (AVX2, SSE2), which made those builds slower than NumPy; there these
+ * run the native 8- or 4-lane instruction on each piece. The operators elsewhere (AVX-512; non-x86 machines).
+ * vmax/vmin are the instructions' max/min: b where either is NaN. ---- */
+#if defined(__AVX512F__) || !defined(__SSE2__)
+ALWAYS vi cmp_lt(vf a, vf b) { return a < b; }
+ALWAYS vi cmp_le(vf a, vf b) { return a <= b; }
+ALWAYS vi cmp_eq(vf a, vf b) { return a == b; }
+ALWAYS vi cmp_neq(vf a, vf b) { return a != b; } /* (true for NaN, as C's !=) */
+ALWAYS vi icmp_gt(vi a, vi b) { return a > b; }
+#if defined(__AVX512F__)
+ALWAYS vf vmax(vf a, vf b) { return (vf)_mm512_max_ps((__m512)a, (__m512)b); }
+ALWAYS vf vmin(vf a, vf b) { return (vf)_mm512_min_ps((__m512)a, (__m512)b); }
+#else
+ALWAYS vf vmax(vf a, vf b) { vi m = a > b; return (vf)(((vi)a & m) | ((vi)b & ~m)); }
+ALWAYS vf vmin(vf a, vf b) { vi m = a < b; return (vf)(((vi)a & m) | ((vi)b & ~m)); }
+#endif
+#else
+#if defined(__AVX__)
+typedef __m256 piece_f;
+typedef __m256i piece_i;
+#define P_LT(x, y) _mm256_cmp_ps(x, y, _CMP_LT_OQ)
+#define P_LE(x, y) _mm256_cmp_ps(x, y, _CMP_LE_OQ)
+#define P_EQ(x, y) _mm256_cmp_ps(x, y, _CMP_EQ_OQ)
+#define P_NEQ(x, y) _mm256_cmp_ps(x, y, _CMP_NEQ_UQ)
+#define P_MAX _mm256_max_ps
+#define P_MIN _mm256_min_ps
+#if defined(__AVX2__)
+#define P_IGT _mm256_cmpgt_epi32
+#endif
+#else
+typedef __m128 piece_f;
+typedef __m128i piece_i;
+#define P_LT _mm_cmplt_ps
+#define P_LE _mm_cmple_ps
+#define P_EQ _mm_cmpeq_ps
+#define P_NEQ _mm_cmpneq_ps
+#define P_MAX _mm_max_ps
+#define P_MIN _mm_min_ps
+#define P_IGT _mm_cmpgt_epi32
+#endif
+/* r = FN(a, b) piece by piece, through memory that the compiler keeps in registers. */
+#define PIECEWISE(R, P, FN, a, b)                                                                               \
+    ({                                                                                                          \
+        R r_;                                                                                                   \
+        for (int p_ = 0; p_ < (int)(sizeof r_ / sizeof(P)); p_++) {                                             \
+            P x_, y_;                                                                                           \
+            memcpy(&x_, (const char *)&(a) + p_ * sizeof x_, sizeof x_);                                        \
+            memcpy(&y_, (const char *)&(b) + p_ * sizeof y_, sizeof y_);                                        \
+            x_ = (P)FN(x_, y_);                                                                                 \
+            memcpy((char *)&r_ + p_ * sizeof x_, &x_, sizeof x_);                                               \
+        }                                                                                                       \
+        r_;                                                                                                     \
+    })
+ALWAYS vi cmp_lt(vf a, vf b) { return PIECEWISE(vi, piece_f, P_LT, a, b); }
+ALWAYS vi cmp_le(vf a, vf b) { return PIECEWISE(vi, piece_f, P_LE, a, b); }
+ALWAYS vi cmp_eq(vf a, vf b) { return PIECEWISE(vi, piece_f, P_EQ, a, b); }
+ALWAYS vi cmp_neq(vf a, vf b) { return PIECEWISE(vi, piece_f, P_NEQ, a, b); }
+ALWAYS vf vmax(vf a, vf b) { return PIECEWISE(vf, piece_f, P_MAX, a, b); }
+ALWAYS vf vmin(vf a, vf b) { return PIECEWISE(vf, piece_f, P_MIN, a, b); }
+#if defined(P_IGT)
+ALWAYS vi icmp_gt(vi a, vi b) { return PIECEWISE(vi, piece_i, P_IGT, a, b); }
+#else /* (AVX without AVX2: no 8-lane integer compare) */
+ALWAYS vi icmp_gt(vi a, vi b) { return a > b; }
+#endif
+#endif
+ALWAYS vi cmp_gt(vf a, vf b) { return cmp_lt(b, a); }
+ALWAYS vi cmp_ge(vf a, vf b) { return cmp_le(b, a); }
+ALWAYS vi is_nan(vf x) { return cmp_neq(x, x); }
 
 /* Unaligned whole-vector load and store (memcpy compiles to one move per register). */
 ALWAYS vf loadf(const void *p) { vf v; memcpy(&v, p, sizeof v); return v; }
@@ -177,8 +247,8 @@ ALWAYS void exp_parts_lo(vf x, vf lo, vf *scale, vf *r, vf *q, const int clamp) 
     vi tiny = {0};
     vf xc = x;
     if (clamp) {
-        tiny = x < -87.3f;
-        xc = selectf(x <= 88.0f, x, splatf(88.0f)); /* also NaN: keeps the arithmetic below finite */
+        tiny = cmp_lt(x, splatf(-87.3f));
+        xc = selectf(cmp_le(x, splatf(88.0f)), x, splatf(88.0f)); /* also NaN: keeps the arithmetic below finite */
         xc = selectf(tiny, splatf(0.0f), xc);
     }
     vf biased = fmadd(xc, splatf(LOG2E), splatf(MAGIC));
@@ -254,14 +324,14 @@ ALWAYS vf lookup16(const float *t, vi idx) { return (vf)_mm512_permutexvar_ps((_
     ((vi)_mm512_min_epi32(_mm512_max_epi32((__m512i)(v), _mm512_set1_epi32(lo)), _mm512_set1_epi32(hi)))
 #else
 ALWAYS vf clampf_nan_lo(vf v, float lo, float hi) {
-    v = selectf(v > lo, v, splatf(lo));
-    return selectf(v < hi, v, splatf(hi));
+    v = selectf(cmp_gt(v, splatf(lo)), v, splatf(lo));
+    return selectf(cmp_lt(v, splatf(hi)), v, splatf(hi));
 }
 ALWAYS vi round_i32(vf v) { return (vi)(v + 12582912.0f) - (vi)splatf(12582912.0f); } /* 1.5 * 2^23 */
 ALWAYS vi clamp_i32(vi v, int32_t lo, int32_t hi) {
-    vi m = v > lo;
+    vi m = icmp_gt(v, splati(lo));
     v = (v & m) | (splati(lo) & ~m);
-    m = v < hi;
+    m = icmp_gt(splati(hi), v);
     return (v & m) | (splati(hi) & ~m);
 }
 #endif

@@ -143,3 +143,23 @@ def test_wrapping_integer_arithmetic():
     assert dml.functional.element_wise_multiply(a, b).tolist()[:4] == [127, -128, 16, -128]
     u = np.array([250, 3] * 9, np.uint8)
     assert dml.functional.element_wise_subtract(u[::-1].copy(), u).tolist()[:2] == [(3 - 250) % 256, 247]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("shift", [0, 1, 7])
+def test_large_outputs_stream_from_any_start(isa, dtype, shift):  # noqa: F811
+    """Runs of 1 MiB or more are written with non-temporal stores from the first aligned element on (an element
+    prologue before it, plain stores after the last whole vector): every element lands, none beyond."""
+    n = (1 << 20) // np.dtype(dtype).itemsize + 37
+    rng = np.random.default_rng(shift)
+    a, b = (rng.standard_normal(n + 8).astype(dtype)[shift : shift + n] for _ in range(2))
+    out = np.full(n + 16, 7, dtype)
+    view = out[shift : shift + n]
+    for op, expected in (("add", a + b), ("multiply", a * b)):
+        desc_cls = {"add": dml.ElementWiseAddOperatorDesc, "multiply": dml.ElementWiseMultiplyOperatorDesc}[op]
+        d = dml.BufferTensorDesc.like(a)
+        device = dml.Device(kernels="compiled")
+        compiled = device.compile_operator(device.create_operator(desc_cls(a_tensor=d, b_tensor=d, output_tensor=d)))
+        compiled.execute([a, b], [view])
+        np.testing.assert_array_equal(view, expected)
+        assert (out[:shift] == 7).all() and (out[shift + n :] == 7).all()

@@ -250,6 +250,14 @@ INT_KIND(i8, int8_t)
 INT_KIND(i16, int16_t)
 INT_KIND(i32, int32_t)
 INT_KIND(i64, int64_t)
+#define NTA_u8 -1
+#define NTA_u16 -1
+#define NTA_u32 -1
+#define NTA_u64 -1
+#define NT_u8 st_u8
+#define NT_u16 st_u16
+#define NT_u32 st_u32
+#define NT_u64 st_u64
 #define Z_u8 1
 #define Z_u16 2
 #define Z_u32 4
@@ -264,12 +272,30 @@ INT_KIND(i64, int64_t)
 
 /* A binary member: out (kind OK) = EXPR(a, b) of inputs of kind IK. The fast loop takes contiguous operands
  * and inputs broadcast along the run (stride 0); anything else goes 16 lanes at a time through gathers. */
+/* Float outputs of a large contiguous run are streamed (see UNARY_LOOPS) from an aligned start: NTA_ is the
+ * alignment mask of a whole-vector non-temporal store, -1 where a kind has none. */
+#define NTA_f32 63
+#define NTA_f16 31
+#define NT_f32 stream64
+#define NT_f16 stream_f16
 #define BINARY_LOOP(NAME, IK, OK, EXPR)                                                                         \
     static void NAME(ptrdiff_t n, char *const *p, const ptrdiff_t *s, const odml_params *prm) {                 \
         (void)prm;                                                                                              \
         ptrdiff_t i = 0;                                                                                        \
         if (s[0] == Z_##OK && (s[1] == Z_##IK || !s[1]) && (s[2] == Z_##IK || !s[2])) {                         \
             VT_##IK a0 = ga_##IK(p[1], 0, LANES), b0 = ga_##IK(p[2], 0, LANES);                                 \
+            if (NTA_##OK >= 0 && n * Z_##OK >= STREAM_MIN) {                                                    \
+                for (; i < n && ((uintptr_t)(p[0] + i * Z_##OK) & (NTA_##OK & 63)); i++) {                       \
+                    VT_##IK a = ga_##IK(p[1] + i * s[1], s[1], 1), b = ga_##IK(p[2] + i * s[2], s[2], 1);       \
+                    sc_##OK(p[0] + i * Z_##OK, Z_##OK, 1, EXPR);                                                \
+                }                                                                                               \
+                for (; i + LANES <= n; i += LANES) {                                                            \
+                    VT_##IK a = s[1] ? ld_##IK(p[1] + i * Z_##IK) : a0;                                         \
+                    VT_##IK b = s[2] ? ld_##IK(p[2] + i * Z_##IK) : b0;                                         \
+                    NT_##OK(p[0] + i * Z_##OK, EXPR);                                                           \
+                }                                                                                               \
+                stream_fence();                                                                                 \
+            }                                                                                                   \
             for (; i + LANES <= n; i += LANES) {                                                                \
                 VT_##IK a = s[1] ? ld_##IK(p[1] + i * Z_##IK) : a0, b = s[2] ? ld_##IK(p[2] + i * Z_##IK) : b0; \
                 st_##OK(p[0] + i * Z_##OK, EXPR);                                                               \

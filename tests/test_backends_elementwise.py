@@ -163,3 +163,10 @@ def test_large_outputs_stream_from_any_start(isa, dtype, shift):  # noqa: F811
         compiled.execute([a, b], [view])
         np.testing.assert_array_equal(view, expected)
         assert (out[:shift] == 7).all() and (out[shift + n :] == 7).all()
+    flags = np.full(n + 32, 7, np.uint8)  # LESS_THAN's UINT8 output: 16-byte streamed vectors
+    d, u = dml.BufferTensorDesc.like(a), dml.BufferTensorDesc(dml.TensorDataType.UINT8, (n,))
+    device = dml.Device(kernels="compiled")
+    less = dml.ElementWiseLogicalLessThanOperatorDesc(a_tensor=d, b_tensor=d, output_tensor=u)
+    device.compile_operator(device.create_operator(less)).execute([a, b], [flags[shift : shift + n]])
+    np.testing.assert_array_equal(flags[shift : shift + n], a < b)
+    assert (flags[:shift] == 7).all() and (flags[shift + n :] == 7).all()

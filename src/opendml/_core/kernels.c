@@ -250,11 +250,11 @@ INT_KIND(i8, int8_t)
 INT_KIND(i16, int16_t)
 INT_KIND(i32, int32_t)
 INT_KIND(i64, int64_t)
-#define NTA_u8 -1
+#define NTA_u8 15 /* (bytes: LESS_THAN's and QUANTIZE's outputs, a 16-byte vector) */
 #define NTA_u16 -1
 #define NTA_u32 -1
 #define NTA_u64 -1
-#define NT_u8 st_u8
+ALWAYS void NT_u8(char *p, VT_u8 v) { stream_bytes(p, &v, 16); }
 #define NT_u16 st_u16
 #define NT_u32 st_u32
 #define NT_u64 st_u64

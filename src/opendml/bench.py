@@ -6,7 +6,8 @@ reduces} at each shape, on 1 and 2 threads (opendml's ``set_num_threads``), agai
 
 * the bound: max(a NumPy copy of as many bytes as the operator reads and writes, a NumPy read of its input);
 * onnxruntime (skipped when not installed, or when its CPU provider has no kernel for the dtype): one thread
-  (``intra_op_num_threads=1``) for the 1-thread rows, its default for the 2-thread rows; IO binding into
+  (``intra_op_num_threads=1``) for the 1-thread rows, its default for the 2-thread rows, its workers told not
+  to spin between runs (they would take the cores the interleaved samples of the others need); IO binding into
   preallocated outputs; ONNX's single-axis operators take other axes through Transpose and several through Reshape;
 * PyTorch (when installed; ``torch.set_num_threads``) and the plain NumPy one-liner.
 
@@ -325,6 +326,8 @@ def add_onnxruntime(case: Case, threads: int):
     model.ir_version = 8 if opset <= 18 else 9
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1 if threads == 1 else 0
+    # Its idle workers spin after each run, on the cores the interleaved contenders then need: no spinning.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.log_severity_level = 3
     try:
         session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])

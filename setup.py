@@ -22,6 +22,7 @@ import sys
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.errors import CompileError
 
 CORE = "src/opendml/_core"
 X86 = platform.machine().lower() in ("x86_64", "amd64", "i686", "x86") and sys.platform != "win32"
@@ -55,8 +56,11 @@ class BuildISAVariants(build_ext):
         command = getattr(cc, "compiler_so", None)
         if SANITIZE or os.environ.get("OPENDML_VARIANT_CC") == "default" or not clang or not _is_gcc(command or []):
             return cc
+        if any("lto" in flag for flag in command):  # clang's LTO objects are bitcode, which GCC's link cannot read
+            return cc
         narrow = copy.copy(cc)
-        narrow.compiler_so = [clang, *command[1:]]
+        # (the build's CFLAGS may hold GCC-only warnings, which clang would refuse under -Werror)
+        narrow.compiler_so = [clang, *command[1:], "-Wno-unknown-warning-option"]
         return narrow
 
     def build_extension(self, ext: Extension) -> None:
@@ -65,8 +69,7 @@ class BuildISAVariants(build_ext):
         objects = []
         narrow = self.narrow_compiler()
         for name, flags in ISA_VARIANTS:
-            compiler = self.compiler if name == "avx512" else narrow
-            objects += compiler.compile(
+            compile_variant = lambda compiler, name=name, flags=flags: compiler.compile(  # noqa: E731
                 [f"{CORE}/kernels.c"],
                 output_dir=os.path.join(self.build_temp, "isa", name),
                 macros=[("ODML_ISA", name)],
@@ -74,6 +77,14 @@ class BuildISAVariants(build_ext):
                 extra_postargs=[*COMMON, *psabi, *flags],
                 debug=self.debug,
             )
+            if name == "avx512" or narrow is self.compiler:
+                objects += compile_variant(self.compiler)
+                continue
+            try:
+                objects += compile_variant(narrow)
+            except CompileError:  # clang refused something of this build's flags: the default compiler, as before
+                narrow = self.compiler
+                objects += compile_variant(self.compiler)
         ext.extra_objects = objects
         ext.extra_compile_args = [*COMMON, *psabi]
         super().build_extension(ext)

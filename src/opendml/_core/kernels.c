@@ -1262,7 +1262,7 @@ static void strip_max_min(const char *in, ptrdiff_t lsi, int nl, const rdims *R,
             __builtin_prefetch(pi + i * s + STRIP_AHEAD * LANES * lsi);
             vf x = lanes_f(pi + i * s, lsi, nl, f16, 0);
             m = maxnan(m, x);
-            mn = selectf(x < mn, x, mn);
+            mn = vmin(x, mn);
         }
     });
     *max = m, *min = mn;
@@ -1573,12 +1573,6 @@ static void softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, i
  * are exact there), 16 lanes then halving, rounded once to the output type. ---- */
 enum { T_SUM, T_SQUARE, T_ABS };
 
-ALWAYS vd fterm(vf x, const int term) {
-    if (term == T_ABS) x = (vf)((vi)x & 0x7fffffff);
-    vd v = widen(x);
-    return term == T_SQUARE ? v * v : v;
-}
-
 /* A double rounded once to float16 (via float32 rounded to odd, which keeps the second rounding correct). */
 static uint16_t f64_to_f16(double d) {
     float f = (float)d;
@@ -1638,12 +1632,12 @@ ALWAYS void fsum_group(const char *in, char *out, const rdims *R, const rctx *c,
 ALWAYS void fsum_strip(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R, const rctx *c,
                    const int term, const int post) {
     int f16 = c->in_dtype == ODML_F16;
-    vd a = {0};
+    dsum a = {0};
     FOR_RUNS(R, in, NULL, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
-        for (ptrdiff_t i = 0; i < n; i++) a += fterm(lanes_f(pi + i * s, lsi, nl, f16, 0), term);
+        for (ptrdiff_t i = 0; i < n; i++) add_fterms(lanes_f(pi + i * s, lsi, nl, f16, 0), term, &a.lo, &a.hi);
     });
-    for (int l = 0; l < nl; l++) store_double(out + l * lso, f16, finish(a[l], post, R));
+    for (int l = 0; l < nl; l++) store_double(out + l * lso, f16, finish(dsum_lane(&a, l), post, R));
 }
 
 /* ---- SUM, SUM_SQUARE, L1 on integers: terms widened to 64 bits, summed modulo 2^64 (unsigned, so wrapping is

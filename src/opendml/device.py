@@ -123,8 +123,9 @@ class CompiledOperator:
         # The common binding, checked in a few hundred nanoseconds (see _direct_views): every tensor packed and
         # present, bound to an exact C-contiguous array.
         packed = all(plan is not None and plan.desc.is_packed for _, plan in self._inputs + self._outputs)
-        self._direct = [_direct_key(plan) for _, plan in self._inputs] if packed else None
-        self._direct_out = [_direct_key(plan) for _, plan in self._outputs] if packed else None
+        # (a packed tensor's byte strides are a fresh C-contiguous array's: one tuple compare checks contiguity)
+        self._direct = [(plan.dtype, plan.shape, plan.byte_strides) for _, plan in self._inputs] if packed else None
+        self._direct_out = [(p.dtype, p.shape, p.byte_strides) for _, p in self._outputs] if packed else None
         self._name = schema.c_name
 
     @property
@@ -165,7 +166,6 @@ class CompiledOperator:
             return None
         ndarray, shares_memory = np.ndarray, np.shares_memory
         for array, (dtype, shape, strides) in zip(inputs, expected_in):
-            # (packed strides stand for C-contiguity: one tuple compare instead of a flags object per array)
             if type(array) is not ndarray or array.shape != shape or array.strides != strides or array.dtype != dtype:
                 return None
         if self._guard_inputs:
@@ -183,12 +183,9 @@ class CompiledOperator:
             ):
                 return None
             else:
-                for other in inputs:
+                for other in (*inputs, *results):
                     if shares_memory(array, other):
                         return None  # in place, or a hazard: the full path decides which
-                for other in results:
-                    if shares_memory(array, other):
-                        return None
             results.append(array)
         return tuple(inputs), tuple(results)
 
@@ -206,16 +203,6 @@ class CompiledOperator:
         """DirectML's binding-hazard rules for this operator (see :func:`opendml.binding.check_hazards`)."""
         present = [b for b in inputs if b is not None]
         check_hazards(self._schema.c_name, present, outputs, self._schema.in_place)
-
-
-def _direct_key(plan: TensorPlan) -> tuple[np.dtype, tuple[int, ...], tuple[int, ...]]:
-    """What an array bound directly to a packed tensor must have: its dtype, shape and C-contiguous strides (as
-    NumPy gives a fresh array; a contiguous view with other strides on a size-1 dimension takes the full path)."""
-    strides, step = [], plan.dtype.itemsize
-    for size in reversed(plan.shape):
-        strides.append(step)
-        step *= size
-    return plan.dtype, plan.shape, tuple(reversed(strides))
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:

@@ -334,6 +334,20 @@ def test_softmax_family_large_groups(op, dtype, threads):
         assert ulps(results[0], FLOAT64[op](x, axes)) <= bound, axes
 
 
+@pytest.mark.parametrize("device", [COMPILED, REFERENCE], ids=["compiled", "reference"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_reduce_nan_results_are_the_default_quiet_nan(device, dtype):
+    """A NaN result of an arithmetic REDUCE function is +NaN whatever NaNs (or inf - inf) made it: the sign of a
+    propagated NaN would depend on the summation order."""
+    negative_nan = np.array([0xFFC00000], np.uint32).view(np.float32)[0]
+    rows = [[np.inf, -np.inf, negative_nan, 2.0], [negative_nan, 3.0, negative_nan, 1.0]]
+    x = np.array(rows, np.float32).astype(dtype)
+    quiet = np.array([np.nan], dtype).view(f"u{np.dtype(dtype).itemsize}")[0]
+    for function in (RF.SUM, RF.SUM_SQUARE, RF.AVERAGE, RF.L1, RF.L2, RF.LOG_SUM):
+        got = functional.reduce(x, function, (1,), device=device)
+        assert (got.view(f"u{np.dtype(dtype).itemsize}") == quiet).all(), (function, got)
+
+
 def test_log_softmax_dominated_maxima():
     """The maxima of a dominated group keep their tiny value: -4.248354e-18, subnormals, -0.0 (as float64)."""
     for row, want in (([0, -40], -4.248354e-18), ([-101, 0], -1.4013e-44), ([0, 234], -0.0), ([0, -800], 0.0)):

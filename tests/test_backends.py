@@ -334,6 +334,22 @@ def test_softmax_family_large_groups(op, dtype, threads):
         assert ulps(results[0], FLOAT64[op](x, axes)) <= bound, axes
 
 
+@pytest.mark.parametrize("op", sorted(FLOAT64))
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_softmax_family_contiguous_rows(op, dtype, isa):
+    """Packed last-axis rows (the kernels' straight-loop path) of every length up to 70 and a few long ones, each
+    row plain or with one entry that sends it back to the general kernel (NaN, +-inf, far below the maximum)."""
+    rng = np.random.default_rng([len(op), np.dtype(dtype).itemsize, len(isa)])
+    call = {"softmax": functional.activation_softmax1, "log_softmax": functional.activation_log_softmax1}[op]
+    bound = 3 if op == "softmax" and dtype == np.float32 else 1
+    for n in [*range(1, 71), 512, 1000, 4100]:
+        x = (rng.standard_normal((6, n)) * rng.choice([1.0, 10.0])).astype(dtype)
+        for row, special in zip(x[1:], [np.nan, np.inf, -np.inf, -100.0, 100.0]):
+            row[rng.integers(n)] = special
+        got = call(x, (1,), device=COMPILED)
+        assert ulps(got, FLOAT64[op](x, (1,))) <= bound, n
+
+
 @pytest.mark.parametrize("device", [COMPILED, REFERENCE], ids=["compiled", "reference"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
 def test_reduce_nan_results_are_the_default_quiet_nan(device, dtype):

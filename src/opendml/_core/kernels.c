@@ -1327,8 +1327,73 @@ static double log_sum_kept(const char *in, const rdims *R, int f16, float m, flo
     return log_sum((uint64_t)(hsum_i(cnt) - pads), rest);
 }
 
+/* ---- Rows: a group that is one contiguous run of input and of output (a packed tensor's last axis, the usual
+ * case) takes straight loops, for groups whose entries all lie within 87 of a finite maximum. The max-min pass
+ * there has no NaN check: a NaN shows as a NaN sum, and the general kernel then does the group again (its
+ * output is never its input: these operators do not run in place). ---- */
+ALWAYS vf row_at(const char *p, ptrdiff_t i, ptrdiff_t n, int f16, float pad) {
+    return lanes_f(p + i * (f16 ? 2 : 4), f16 ? 2 : 4, n - i < LANES ? n - i : LANES, f16, pad);
+}
+
+/* The row's maximum and minimum (NaN entries skipped); 0 unless they are finite and within 87 of each other. */
+ALWAYS int row_range(const char *in, ptrdiff_t n, int f16, float *top, float *low) {
+    vf a = splatf(-INFINITY), b = a, c = splatf(INFINITY), d = c;
+    ptrdiff_t i = 0;
+    for (; i + 2 * LANES <= n; i += 2 * LANES) { /* (vmax(x, a) is a when x is NaN) */
+        vf x = row_at(in, i, n, f16, 0), y = row_at(in, i + LANES, n, f16, 0);
+        a = vmax(x, a), b = vmax(y, b), c = vmin(x, c), d = vmin(y, d);
+    }
+    for (; i < n; i += LANES) {
+        vf x = row_at(in, i, n, f16, row_at(in, 0, 1, f16, 0)[0]); /* (padded with the first entry) */
+        a = vmax(x, a), c = vmin(x, c);
+    }
+    *top = hmaxf(vmax(a, b)), *low = hminf(vmin(c, d));
+    return *top - *low <= 87.0f; /* (false for infinities) */
+}
+
+static int64_t hsum_i64(vi v) {
+    int64_t t = 0;
+    for (int l = 0; l < LANES; l++) t += v[l];
+    return t;
+}
+
+/* LOG_SOFTMAX of a row, as log_sum_kept and log_softmax_c compute it, the terms summed on the way. Returns 0 when
+ * the general kernel must do the row (out untouched then). */
+ALWAYS int log_softmax_row(const char *in, char *out, ptrdiff_t n, int f16) {
+    float top, low;
+    if (!row_range(in, n, f16, &top, &low)) return 0;
+    vf m = splatf(top), small = {0};
+    vi cnt = {0};
+    dsum big = {0};
+    for (ptrdiff_t i = 0; i < n; i += LANES) {
+        __builtin_prefetch(in + (i + n) * (f16 ? 2 : 4)); /* the next row, usually adjacent: read while this computes */
+        vf err, t = two_diff(row_at(in, i, n, f16, top), m, &err), sc, r, q, eh, el;
+        vi eq = cmp_eq(t, splatf(0.0f)); /* the maxima (and the padding, which equals the max) are counted */
+        exp_parts_in(t, &sc, &r, &q, 0);
+        exp_split(sc, r, q, err, ~eq, &eh, &el);
+        dsum_add(&big, eh);
+        small += el;
+        cnt -= eq;
+        if ((i & (16 * LANES - 1)) == 15 * LANES) { /* the small parts go to double every 16 vectors */
+            dsum_add(&big, small);
+            small = (vf){0};
+        }
+    }
+    dsum_add(&big, small);
+    double rest = dsum_total(&big);
+    if (rest != rest) return 0; /* a NaN entry */
+    double L = log_sum((uint64_t)(hsum_i64(cnt) - (LANES - 1 - (n - 1) % LANES)), rest);
+    for (ptrdiff_t i = 0; i < n; i += LANES)
+        put_lanes_f(out + i * (f16 ? 2 : 4), f16 ? 2 : 4, n - i < LANES ? n - i : LANES, f16,
+                    shifted_d(row_at(in, i, n, f16, 0), top, L));
+    return 1;
+}
+
+static int is_row(const rdims *R, const rctx *c) { return R->nd == 1 && R->si[0] == c->isize && R->so[0] == c->osize; }
+
 static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
     int f16 = c->in_dtype == ODML_F16;
+    if (is_row(R, c) && (f16 ? log_softmax_row(in, out, R->n[0], 1) : log_softmax_row(in, out, R->n[0], 0))) return;
     float m, low;
     group_max_min(in, R, f16, &m, &low);
     double L = NAN;
@@ -1495,8 +1560,56 @@ ALWAYS vf softmax_term(vf x, vf m) {
     return s * ((q + r) + 1.0f);
 }
 
+/* x * c rounded once (c = 1/sum > 0 in double): with FMA, as x * ch + x * cl (c = ch + cl in floats, x * ch =
+ * p + its exact error), in float registers; else in double. */
+#if defined(__FMA__) || defined(__AVX512F__)
+typedef struct {
+    float hi, lo;
+} fscale;
+ALWAYS fscale fscale_of(double c) { return (fscale){(float)c, (float)(c - (double)(float)c)}; }
+ALWAYS vf fscaled(vf x, fscale c) {
+    vf p = x * c.hi;
+    return p + fmadd(x, splatf(c.lo), fmadd(x, splatf(c.hi), -p));
+}
+#else
+typedef double fscale;
+ALWAYS fscale fscale_of(double c) { return c; }
+ALWAYS vf fscaled(vf x, fscale c) { return scaled_d(x, c); }
+#endif
+
+/* SOFTMAX of a row, as softmax_c computes it (terms in the output, or the scratch row for float16). Returns 0
+ * when the general kernel must do the row. */
+ALWAYS int softmax_row(const char *in, char *out, ptrdiff_t n, int f16, const rctx *c) {
+    float top, low, stack[SM_STACK + LANES], *keep = f16 ? scratch_row(n, stack, c) : NULL;
+    if ((f16 && !keep) || !row_range(in, n, f16, &top, &low)) return 0;
+    vf m = splatf(top);
+    dsum sum = {0};
+    ptrdiff_t i = 0;
+    for (; i + LANES <= n; i += LANES) {
+        __builtin_prefetch(in + (i + n) * (f16 ? 2 : 4));
+        vf e = softmax_term(row_at(in, i, n, f16, 0), m);
+        if (f16) storef(keep + i, e);
+        else storef(out + i * 4, e);
+        dsum_add(&sum, e);
+    }
+    if (i < n) {
+        vf e = selectf(IOTA < (vu){0} + (uint32_t)(n - i), softmax_term(row_at(in, i, n, f16, top), m), splatf(0));
+        if (f16) storef(keep + i, e);
+        else put_lanes_f(out + i * 4, 4, n - i, 0, e);
+        dsum_add(&sum, e);
+    }
+    double total = dsum_total(&sum);
+    if (total != total) return 0; /* a NaN entry */
+    fscale inv = fscale_of(1.0 / total);
+    const float *e = f16 ? keep : (const float *)out;
+    for (i = 0; i + LANES <= n; i += LANES) put_lanes_f(out + i * (f16 ? 2 : 4), f16 ? 2 : 4, LANES, f16, fscaled(loadf(e + i), inv));
+    if (i < n) put_lanes_f(out + i * (f16 ? 2 : 4), f16 ? 2 : 4, n - i, f16, fscaled(row_at((const char *)e, i, n, 0, 0), inv));
+    return 1;
+}
+
 static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
     int f16 = c->in_dtype == ODML_F16, osz = f16 ? 2 : 4;
+    if (is_row(R, c) && (f16 ? softmax_row(in, out, R->n[0], 1, c) : softmax_row(in, out, R->n[0], 0, c))) return;
     float top, low;
     group_max_min(in, R, f16, &top, &low);
     if (!(isfinite(top) && low - top >= -87.0f)) {

@@ -13,6 +13,9 @@ with opendml's own view code, and every execution checks that its input buffers 
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 import numpy as np
 import pytest
 
@@ -799,6 +802,37 @@ def test_inputs_may_overlap_each_other():
     cond = np.array([1, 0, 1, 0, 1, 0, 1, 0], np.uint8)
     (out,) = execute_checked(compiled, [cond, dml.BufferBinding(raw, 0, 32), dml.BufferBinding(raw, 16, 32)])
     np.testing.assert_array_equal(out, np.where(cond != 0, values[:8], values[4:12]))
+
+
+def test_buffer_bindings_of_arrays_follow_every_rule_on_the_quick_path():
+    """Inputs bound as BufferBinding(ndarray) beside array outputs take execute's quick path: the same results,
+    offsets, sizes and hazards as the full path, and a kept view never outlives its binding."""
+    x = RNG.standard_normal(12).astype(np.float32)
+    before = x.copy()
+    broadcast = f32((3, 4), (0, 1), total_tensor_size_in_bytes=16)  # one row of 4, read 3 times
+    compiled = hard_sigmoid_op(broadcast, f32((3, 4)))
+    want = np.broadcast_to(hard_sigmoid_numpy(x[4:8]), (3, 4))
+    for _ in range(2):  # (the second call reuses the kept view)
+        np.testing.assert_array_equal(execute_checked(compiled, [dml.BufferBinding(x, 16)])[0], want)
+    binding = dml.BufferBinding(x, 16)
+    out = np.empty((3, 4), np.float32)
+    assert compiled._direct_views([binding], [out]) is not None  # (the quick path is the one under test)
+    for _ in range(2):
+        compiled.execute([binding], [out])
+        np.testing.assert_array_equal(out, want)
+    with pytest.raises(dml.InvalidArgumentError, match=rf"^{HS}: InputTensor: BufferBinding.Offset 4 is not a mult"):
+        compiled.execute([dml.BufferBinding(x, 4)], [out])
+    with pytest.raises(dml.InvalidArgumentError, match=rf"^{HS}: InputTensor: the binding's SizeInBytes is too small"):
+        compiled.execute([dml.BufferBinding(x, 48)], [out])  # 0 bytes left
+    with pytest.raises(dml.InvalidArgumentError, match=rf"^{HS}: OutputTensor partially overlaps InputTensor"):
+        compiled.execute([dml.BufferBinding(x, 16)], [x[:12].reshape(3, 4)])
+    np.testing.assert_array_equal(x, before)  # (the refusals wrote nothing)
+    buffer = np.ones(4, np.float32)
+    gone = weakref.ref(buffer)
+    compiled.execute([dml.BufferBinding(buffer)], [out])
+    del buffer
+    gc.collect()
+    assert gone() is None, "the compiled operator kept the buffer of a binding that no longer exists"
 
 
 def test_two_overlapping_outputs_are_rejected_by_the_hazard_check():

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from . import kernels
-from .binding import Bound, TensorPlan, check_hazards, empty_output
+from .binding import Bound, BufferBinding, TensorPlan, check_hazards, empty_output
 from .enums import CreateDeviceFlags, ExecutionFlags, FeatureLevel
 from .errors import InvalidArgumentError, UnsupportedError
 from .schema import OperatorDesc, schema_of
@@ -120,11 +121,12 @@ class CompiledOperator:
         self._guard_inputs = self.backend == "reference"
         self._inputs = [(f.c_name, self.plans.get(f.c_name)) for f in schema.input_fields]
         self._outputs = [(f.c_name, self.plans[f.c_name]) for f in schema.output_fields]
-        # The common binding, checked in a few hundred nanoseconds (see _direct_views): every tensor packed and
-        # present, bound to an exact C-contiguous array.
-        packed = all(plan is not None and plan.desc.is_packed for _, plan in self._inputs + self._outputs)
+        # The common binding, checked in a few hundred nanoseconds (see _direct_views): every tensor present, each
+        # output packed and bound to an exact C-contiguous array, each input so or bound to a plain BufferBinding.
+        present = all(plan is not None for _, plan in self._inputs)
+        packed = present and all(plan.desc.is_packed for _, plan in self._outputs)
         # (a packed tensor's byte strides are a fresh C-contiguous array's: one tuple compare checks contiguity)
-        self._direct = [(plan.dtype, plan.shape, plan.byte_strides) for _, plan in self._inputs] if packed else None
+        self._direct = [_DirectInput(plan) for _, plan in self._inputs] if packed else None
         self._direct_out = [(p.dtype, p.shape, p.byte_strides) for _, p in self._outputs] if packed else None
         self._name = schema.c_name
 
@@ -165,15 +167,30 @@ class CompiledOperator:
         elif type(outputs) not in (list, tuple) or len(outputs) != len(expected_out):
             return None
         ndarray, shares_memory = np.ndarray, np.shares_memory
-        for array, (dtype, shape, strides) in zip(inputs, expected_in):
-            if type(array) is not ndarray or array.shape != shape or array.strides != strides or array.dtype != dtype:
+        views = []
+        owned = True  # every view so far owns its memory: a distinct allocation, disjoint from any other array's
+        for array, expected in zip(inputs, expected_in):
+            if type(array) is ndarray:
+                if (
+                    not expected.packed
+                    or array.shape != expected.shape
+                    or array.strides != expected.strides
+                    or array.dtype != expected.dtype
+                ):
+                    return None
+                owned = owned and array.flags.owndata
+            elif type(array) is BufferBinding:
+                array = expected.view_of(array)
+                if array is None:
+                    return None
+                owned = False
+            else:
                 return None
-        if self._guard_inputs:
-            inputs = tuple(map(_read_only, inputs))
-        results = []
+            views.append(array)
         for array, (dtype, shape, strides) in zip(outputs, expected_out):
             if array is None:
                 array = empty_output(shape, dtype)
+                owned = owned and array.flags.owndata
             elif (
                 type(array) is not ndarray
                 or array.shape != shape
@@ -182,11 +199,20 @@ class CompiledOperator:
                 or not array.flags.writeable
             ):
                 return None
+            elif owned and array.flags.owndata:
+                for other in views:
+                    if other is array:
+                        return None  # in place: the full path decides whether the operator allows it
             else:
-                for other in (*inputs, *results):
+                owned = False
+                for other in views:
                     if shares_memory(array, other):
                         return None  # in place, or a hazard: the full path decides which
-            results.append(array)
+            views.append(array)
+        n = len(expected_in)
+        inputs, results = views[:n], views[n:]
+        if self._guard_inputs:
+            inputs = tuple(map(_read_only, inputs))
         return tuple(inputs), tuple(results)
 
     def _bind(self, entry: tuple[str, TensorPlan | None], value: Any) -> Bound | None:
@@ -203,6 +229,48 @@ class CompiledOperator:
         """DirectML's binding-hazard rules for this operator (see :func:`opendml.binding.check_hazards`)."""
         present = [b for b in inputs if b is not None]
         check_hazards(self._schema.c_name, present, outputs, self._schema.in_place)
+
+
+class _DirectInput:
+    """An input plan's facts for the direct path (see CompiledOperator._direct_views)."""
+
+    __slots__ = ("_last", "alignment", "dtype", "packed", "shape", "strides", "total")
+
+    def __init__(self, plan: TensorPlan):
+        self.dtype, self.shape, self.strides = plan.dtype, plan.shape, plan.byte_strides
+        self.packed, self.total = plan.desc.is_packed, plan.desc.total_tensor_size_in_bytes
+        self.alignment = plan.alignment
+        self._last: tuple[weakref.ref, np.ndarray] | None = None
+
+    def view_of(self, binding: BufferBinding) -> np.ndarray | None:
+        """The tensor's view of a BufferBinding of a plain C-contiguous array with an aligned offset, its size left
+        to the rest of the array, which holds TotalTensorSizeInBytes; None for anything else (the full path).
+        The view of the last binding is kept while that binding lives (a binding is frozen, so its view stays
+        right): a scale or zero point bound once and executed many times costs no new view."""
+        last = self._last
+        if last is not None and last[0]() is binding:
+            return last[1]
+        buffer, offset = binding.buffer, binding.offset
+        if (
+            type(buffer) is not np.ndarray
+            or binding.size_in_bytes is not None
+            or type(offset) is not int
+            or offset < 0
+            or offset % self.alignment
+            or buffer.dtype.kind not in "biuf"
+            or not buffer.flags.c_contiguous
+            or buffer.nbytes - offset < self.total
+        ):
+            return None
+        view = np.ndarray(self.shape, self.dtype, buffer=buffer, offset=offset, strides=self.strides)
+        self._last = (weakref.ref(binding, self._forget), view)
+        return view
+
+    def _forget(self, ref: weakref.ref) -> None:
+        """The kept binding died: let its buffer go."""
+        last = self._last
+        if last is not None and last[0] is ref:
+            self._last = None
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:

@@ -136,7 +136,10 @@ static inline void scatter_f16(char *p, ptrdiff_t s, ptrdiff_t n, vf v) {
 #define STREAM_MIN (1 << 20)
 
 #define UNARY_LOOPS(NAME, OP)                                                                                   \
-    static void NAME##_f32(ptrdiff_t n, char *const *p, const ptrdiff_t *s, const odml_params *prm) {          \
+    static void NAME##_f32(ptrdiff_t n, char *const *p, const ptrdiff_t *s, const odml_params *prm_at) {       \
+        /* Locals: a store through char * may change anything a pointer argument reaches (prm, p[k]), which    \
+         * the loop would then load again every step. */                                                        \
+        const odml_params prm_copy = *prm_at, *prm = &prm_copy;                                                 \
         char *o = p[0];                                                                                         \
         const char *x = p[1];                                                                                   \
         ptrdiff_t i = 0;                                                                                        \
@@ -157,7 +160,8 @@ static inline void scatter_f16(char *p, ptrdiff_t s, ptrdiff_t n, vf v) {
             SCATTER(float, v, o + i * s[0], s[0], m);                                                           \
         }                                                                                                       \
     }                                                                                                           \
-    static void NAME##_f16(ptrdiff_t n, char *const *p, const ptrdiff_t *s, const odml_params *prm) {          \
+    static void NAME##_f16(ptrdiff_t n, char *const *p, const ptrdiff_t *s, const odml_params *prm_at) {       \
+        const odml_params prm_copy = *prm_at, *prm = &prm_copy; /* (locals: see NAME##_f32) */                \
         char *o = p[0];                                                                                         \
         const char *x = p[1];                                                                                   \
         ptrdiff_t i = 0;                                                                                        \
@@ -180,7 +184,8 @@ UNARY_FLOAT_OPS(UNARY_DEFINE)
 
 /* ELEMENT_WISE_IF: out = cond ? a : b as raw bits, per element size. Operands: out, cond (u8), a, b. */
 #define IF_LOOP(T)                                                                                              \
-    static void if_##T(ptrdiff_t n, char *const *p, const ptrdiff_t *s, const odml_params *prm) {              \
+    static void if_##T(ptrdiff_t n, char *const *pp, const ptrdiff_t *s, const odml_params *prm) {             \
+        char *const p[4] = {pp[0], pp[1], pp[2], pp[3]}; /* (locals: see UNARY_LOOPS) */                        \
         typedef T vt VEC(T);                                                                                    \
         typedef uint8_t vc VEC(uint8_t);                                                                        \
         ptrdiff_t i = 0, z = sizeof(T);                                                                         \
@@ -279,8 +284,10 @@ ALWAYS void NT_u8(char *p, VT_u8 v) { stream_bytes(p, &v, 16); }
 #define NT_f32 stream64
 #define NT_f16 stream_f16
 #define BINARY_LOOP(NAME, IK, OK, EXPR)                                                                         \
-    static void NAME(ptrdiff_t n, char *const *p, const ptrdiff_t *s, const odml_params *prm) {                 \
-        (void)prm;                                                                                              \
+    static void NAME(ptrdiff_t n, char *const *pp, const ptrdiff_t *ss, const odml_params *prm) {               \
+        (void)prm; /* (locals: see UNARY_LOOPS) */                                                              \
+        char *const p[3] = {pp[0], pp[1], pp[2]};                                                               \
+        const ptrdiff_t s[3] = {ss[0], ss[1], ss[2]};                                                           \
         ptrdiff_t i = 0;                                                                                        \
         if (s[0] == Z_##OK && (s[1] == Z_##IK || !s[1]) && (s[2] == Z_##IK || !s[2])) {                         \
             VT_##IK a0 = ga_##IK(p[1], 0, LANES), b0 = ga_##IK(p[2], 0, LANES);                                 \
@@ -296,6 +303,11 @@ ALWAYS void NT_u8(char *p, VT_u8 v) { stream_bytes(p, &v, 16); }
                 }                                                                                               \
                 stream_fence();                                                                                 \
             }                                                                                                   \
+            if (s[1] && s[2]) /* (no broadcast: the loop without selects) */                                    \
+                for (; i + LANES <= n; i += LANES) {                                                            \
+                    VT_##IK a = ld_##IK(p[1] + i * Z_##IK), b = ld_##IK(p[2] + i * Z_##IK);                     \
+                    st_##OK(p[0] + i * Z_##OK, EXPR);                                                           \
+                }                                                                                               \
             for (; i + LANES <= n; i += LANES) {                                                                \
                 VT_##IK a = s[1] ? ld_##IK(p[1] + i * Z_##IK) : a0, b = s[2] ? ld_##IK(p[2] + i * Z_##IK) : b0; \
                 st_##OK(p[0] + i * Z_##OK, EXPR);                                                               \

@@ -167,8 +167,9 @@ class CompiledOperator:
         elif type(outputs) not in (list, tuple) or len(outputs) != len(expected_out):
             return None
         ndarray, shares_memory = np.ndarray, np.shares_memory
-        views = []
-        owned = True  # every view so far owns its memory: a distinct allocation, disjoint from any other array's
+        # Outputs must not share memory with other bindings. An array that owns its memory is an allocation of its
+        # own, so it shares nothing with the views of other such arrays (`owners`); `unknown` views take the test.
+        views, owners, unknown = [], [], []
         for array, expected in zip(inputs, expected_in):
             if type(array) is ndarray:
                 if (
@@ -178,19 +179,23 @@ class CompiledOperator:
                     or array.dtype != expected.dtype
                 ):
                     return None
-                owned = owned and array.flags.owndata
+                (owners if array.flags.owndata else unknown).append(array)
             elif type(array) is BufferBinding:
-                array = expected.view_of(array)
-                if array is None:
+                kept = expected.view_of(array)
+                if kept is None:
                     return None
-                owned = False
+                array, owner = kept
+                if owner is None:
+                    unknown.append(array)
+                else:
+                    owners.append(owner)
             else:
                 return None
             views.append(array)
+        results = []
         for array, (dtype, shape, strides) in zip(outputs, expected_out):
             if array is None:
                 array = empty_output(shape, dtype)
-                owned = owned and array.flags.owndata
             elif (
                 type(array) is not ndarray
                 or array.shape != shape
@@ -199,18 +204,22 @@ class CompiledOperator:
                 or not array.flags.writeable
             ):
                 return None
-            elif owned and array.flags.owndata:
-                for other in views:
+            if array.flags.owndata:
+                for other in owners:
                     if other is array:
                         return None  # in place: the full path decides whether the operator allows it
-            else:
-                owned = False
-                for other in views:
+                for other in unknown:
                     if shares_memory(array, other):
                         return None  # in place, or a hazard: the full path decides which
+                owners.append(array)
+            else:
+                for other in views:
+                    if shares_memory(array, other):
+                        return None
+                unknown.append(array)
             views.append(array)
-        n = len(expected_in)
-        inputs, results = views[:n], views[n:]
+            results.append(array)
+        inputs = views[: len(expected_in)]
         if self._guard_inputs:
             inputs = tuple(map(_read_only, inputs))
         return tuple(inputs), tuple(results)
@@ -240,11 +249,12 @@ class _DirectInput:
         self.dtype, self.shape, self.strides = plan.dtype, plan.shape, plan.byte_strides
         self.packed, self.total = plan.desc.is_packed, plan.desc.total_tensor_size_in_bytes
         self.alignment = plan.alignment
-        self._last: tuple[weakref.ref, np.ndarray] | None = None
+        self._last: tuple[weakref.ref, tuple[np.ndarray, np.ndarray | None]] | None = None
 
-    def view_of(self, binding: BufferBinding) -> np.ndarray | None:
+    def view_of(self, binding: BufferBinding) -> tuple[np.ndarray, np.ndarray | None] | None:
         """The tensor's view of a BufferBinding of a plain C-contiguous array with an aligned offset, its size left
-        to the rest of the array, which holds TotalTensorSizeInBytes; None for anything else (the full path).
+        to the rest of the array, which holds TotalTensorSizeInBytes, and that array if it owns its memory; None
+        for anything else (the full path).
         The view of the last binding is kept while that binding lives (a binding is frozen, so its view stays
         right): a scale or zero point bound once and executed many times costs no new view."""
         last = self._last
@@ -263,8 +273,9 @@ class _DirectInput:
         ):
             return None
         view = np.ndarray(self.shape, self.dtype, buffer=buffer, offset=offset, strides=self.strides)
-        self._last = (weakref.ref(binding, self._forget), view)
-        return view
+        kept = (view, buffer if buffer.flags.owndata else None)
+        self._last = (weakref.ref(binding, self._forget), kept)
+        return kept
 
     def _forget(self, ref: weakref.ref) -> None:
         """The kept binding died: let its buffer go."""

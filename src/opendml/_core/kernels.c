@@ -373,6 +373,8 @@ ALWAYS float bits_float(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
 static inline vf op_clip(vf x, const odml_params *p) {
     float lo = p->f[0], hi = p->f[1];
     if (lo != lo || hi != hi) return ieee_minf(splat_bits(hi), ieee_maxf(splat_bits(lo), x));
+    /* Nonzero bounds: the max/min instructions (their second operand where either is NaN: x's NaN stays). */
+    if (lo != 0.0f && hi != 0.0f) return vmin(splatf(hi), vmax(splatf(lo), x));
     float below = lo == 0.0f && !signbit(lo) ? bits_float(1) : lo;
     float above = hi == 0.0f && signbit(hi) ? bits_float(0x80000001u) : hi;
     x = selectf(x < below, splat_bits(lo), x);

@@ -835,6 +835,41 @@ def test_buffer_bindings_of_arrays_follow_every_rule_on_the_quick_path():
     assert gone() is None, "the compiled operator kept the buffer of a binding that no longer exists"
 
 
+@pytest.mark.skipif(not dml.COMPILED_AVAILABLE, reason="the C binding test exists with the compiled extension only")
+def test_the_c_binding_test_passes_exactly_the_quick_bindings():
+    """execute's quickest path (one C call, _native.exact) takes exact arrays with outputs apart from every other
+    binding; everything else is left to the Python paths, which bind or refuse it as before."""
+    from opendml._core import _native
+
+    desc = dml.ElementWiseAddOperatorDesc(a_tensor=f32((4, 8)), b_tensor=f32((4, 8)), output_tensor=f32((4, 8)))
+    device = dml.Device(kernels="compiled")
+    compiled = device.compile_operator(device.create_operator(desc))
+    spec = compiled._spec
+    a, b, out = (np.arange(32, dtype=np.float32).reshape(4, 8) + k for k in range(3))
+    assert _native.exact(spec, [a, b], [out]) and _native.exact(spec, (a, b), (out,))
+    wide = np.zeros((4, 16), np.float32)
+    readonly = out.copy()
+    readonly.flags.writeable = False
+    refused = {
+        "float64": ([a.astype(np.float64), b], [out]),
+        "byte-swapped": ([a.astype(">f4"), b], [out]),
+        "Fortran order": ([np.asfortranarray(a), b], [out]),
+        "strided view": ([wide[:, ::2], b], [out]),
+        "subclass": ([a.view(np.memmap), b], [out]),
+        "read-only output": ([a, b], [readonly]),
+        "output is an input": ([a, b], [a]),
+        "output overlaps an input": ([wide[:, :8], b], [wide[:, 8:].reshape(4, 8)]),
+        "unallocated output": ([a, b], [None]),
+        "binding": ([dml.BufferBinding(a), b], [out]),
+        "too few": ([a], [out]),
+        "not a list": (iter([a, b]), [out]),
+    }
+    for why, (inputs, outputs) in refused.items():
+        assert not _native.exact(spec, inputs, outputs), why
+    np.testing.assert_array_equal(compiled.execute([a, b], [out])[0], a + b)
+    np.testing.assert_array_equal(compiled.execute([a, b], [a])[0], np.arange(32).reshape(4, 8) * 2 + 1)  # in place
+
+
 def test_two_overlapping_outputs_are_rejected_by_the_hazard_check():
     # No implemented operator has two outputs, so the rule is exercised on check_hazards directly.
     view = np.zeros(4, np.float32)

@@ -158,6 +158,111 @@ static float to_float(double x) {
 
 #define FAIL(...) return PyErr_Format(PyExc_ValueError, __VA_ARGS__), NULL
 
+/* ---------------------------------------------------------------- execute's quick binding test */
+/* The tensors of a compiled operator as its quick path takes them (device.py): per tensor, inputs first, the
+ * dtype, sizes and byte strides the bound array must have exactly. */
+#define SPEC_MAX 8
+typedef struct {
+    int n, nout;
+    struct {
+        int type_num, itemsize, ndim;
+        npy_intp shape[ODML_MAXDIM], strides[ODML_MAXDIM];
+    } t[SPEC_MAX];
+} bind_spec;
+
+static void spec_free(PyObject *capsule) { PyMem_Free(PyCapsule_GetPointer(capsule, "opendml.bind_spec")); }
+
+/* binding_spec(tensors, nout): tensors a tuple of (dtype, shape, strides), the outputs last. */
+static PyObject *py_binding_spec(PyObject *self, PyObject *args) {
+    PyObject *tensors;
+    int nout;
+    if (!PyArg_ParseTuple(args, "O!i", &PyTuple_Type, &tensors, &nout)) return NULL;
+    Py_ssize_t n = PyTuple_GET_SIZE(tensors);
+    if (n > SPEC_MAX || nout < 1 || nout > n) FAIL("binding_spec: 1 to %d tensors, at least one output", SPEC_MAX);
+    bind_spec *spec = PyMem_Calloc(1, sizeof *spec);
+    if (!spec) return PyErr_NoMemory();
+    spec->n = (int)n, spec->nout = nout;
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *dt, *shape, *strides;
+        PyArray_Descr *descr = NULL;
+        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(tensors, k), "OO!O!", &dt, &PyTuple_Type, &shape, &PyTuple_Type,
+                              &strides) ||
+            !PyArray_DescrConverter(dt, &descr)) {
+            PyMem_Free(spec);
+            return NULL;
+        }
+        spec->t[k].type_num = descr->type_num;
+        spec->t[k].itemsize = (int)PyDataType_ELSIZE(descr);
+        Py_DECREF(descr);
+        Py_ssize_t nd = PyTuple_GET_SIZE(shape);
+        if (nd > ODML_MAXDIM || PyTuple_GET_SIZE(strides) != nd) {
+            PyMem_Free(spec);
+            FAIL("binding_spec: at most %d dimensions, a stride per size", ODML_MAXDIM);
+        }
+        spec->t[k].ndim = (int)nd;
+        for (Py_ssize_t d = 0; d < nd; d++) {
+            spec->t[k].shape[d] = PyLong_AsSsize_t(PyTuple_GET_ITEM(shape, d));
+            spec->t[k].strides[d] = PyLong_AsSsize_t(PyTuple_GET_ITEM(strides, d));
+        }
+        if (PyErr_Occurred()) {
+            PyMem_Free(spec);
+            return NULL;
+        }
+    }
+    PyObject *capsule = PyCapsule_New(spec, "opendml.bind_spec", spec_free);
+    if (!capsule) PyMem_Free(spec);
+    return capsule;
+}
+
+/* The byte range [lo, hi) of an array whose strides are non-negative. */
+static void array_extent(PyArrayObject *a, char **lo, char **hi) {
+    npy_intp last = 0;
+    for (int d = 0; d < PyArray_NDIM(a); d++) last += (PyArray_DIM(a, d) - 1) * PyArray_STRIDE(a, d);
+    *lo = PyArray_BYTES(a);
+    *hi = *lo + last + PyArray_ITEMSIZE(a);
+}
+
+/* exact(spec, inputs, outputs): True when the lists hold exactly the spec's arrays (exact ndarray type, dtype in
+ * native byte order, sizes, strides; outputs writable) and no output's byte range meets another binding's. False
+ * sends execute down its Python paths, which bind anything valid, explain anything invalid and run in place
+ * where the operator allows. */
+static PyObject *py_exact(PyObject *self, PyObject *args) {
+    PyObject *capsule, *lists[2];
+    if (!PyArg_ParseTuple(args, "OOO", &capsule, &lists[0], &lists[1])) return NULL;
+    const bind_spec *spec = PyCapsule_GetPointer(capsule, "opendml.bind_spec");
+    if (!spec) return NULL;
+    PyArrayObject *arrays[SPEC_MAX];
+    int k = 0;
+    for (int which = 0; which < 2; which++) {
+        PyObject *list = lists[which];
+        Py_ssize_t want = which ? spec->nout : spec->n - spec->nout;
+        if (!(PyList_CheckExact(list) || PyTuple_CheckExact(list)) || PySequence_Fast_GET_SIZE(list) != want)
+            Py_RETURN_FALSE;
+        for (Py_ssize_t i = 0; i < want; i++, k++) {
+            PyObject *obj = PySequence_Fast_GET_ITEM(list, i);
+            if (!PyArray_CheckExact(obj)) Py_RETURN_FALSE;
+            PyArrayObject *a = (PyArrayObject *)obj;
+            if (PyArray_DESCR(a)->type_num != spec->t[k].type_num || PyArray_ITEMSIZE(a) != spec->t[k].itemsize ||
+                PyArray_ISBYTESWAPPED(a) || PyArray_NDIM(a) != spec->t[k].ndim || (which && !PyArray_ISWRITEABLE(a)))
+                Py_RETURN_FALSE;
+            for (int d = 0; d < spec->t[k].ndim; d++)
+                if (PyArray_DIM(a, d) != spec->t[k].shape[d] || PyArray_STRIDE(a, d) != spec->t[k].strides[d])
+                    Py_RETURN_FALSE;
+            arrays[k] = a;
+        }
+    }
+    for (int o = spec->n - spec->nout; o < spec->n; o++) {
+        char *a, *b, *c, *d;
+        array_extent(arrays[o], &a, &b);
+        for (int j = 0; j < spec->n; j++) {
+            if (j == o) continue;
+            array_extent(arrays[j], &c, &d);
+            if (a < d && c < b) Py_RETURN_FALSE;
+        }
+    }
+    Py_RETURN_TRUE;
+}
+
 /* ---------------------------------------------------------------- entry points */
 /* elementwise(op, inputs: tuple, output, f0=0.0, f1=0.0) */
 static PyObject *py_elementwise(PyObject *self, PyObject *args) {
@@ -317,6 +422,8 @@ static PyObject *py_get_threads(PyObject *self, PyObject *unused) {
 static PyMethodDef methods[] = {
     {"elementwise", py_elementwise, METH_VARARGS, "elementwise(op, inputs, output, f0=0, f1=0)"},
     {"reduce", py_reduce, METH_VARARGS, "reduce(op, input, output, axes_mask, flags)"},
+    {"binding_spec", py_binding_spec, METH_VARARGS, "binding_spec(tensors, nout): a spec for exact()"},
+    {"exact", py_exact, METH_VARARGS, "exact(spec, inputs, outputs): the arrays are the spec's, outputs apart"},
     {"isas", py_isas, METH_NOARGS, "the ISA variants this machine runs, lowest first"},
     {"get_isa", py_get_isa, METH_NOARGS, "the ISA variant in use"},
     {"set_isa", py_set_isa, METH_O, "use another available ISA variant"},

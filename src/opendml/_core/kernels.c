@@ -1229,26 +1229,39 @@ ALWAYS float hminf(vf v) {
 /* The maximum of a float group (NaN if it holds one) and its minimum, read once. The fast scan ORs together
  * the bits of x - x (+0 for a finite x, NaN for a NaN or an infinity): only a group where they are not all zero
  * is scanned again with NaN-aware comparisons. */
+/* The fast scan of one run (n elements s bytes apart) into the running states; `far`: runs lie far apart. */
+ALWAYS void scan_run(const char *pi, ptrdiff_t n, ptrdiff_t s, const int f16, const rdims *R, const int far, vf *mv,
+                     vf *mv2, vf *mn, vf *mn2, vi *odd) {
+    ptrdiff_t i = 0;
+    for (; i + 2 * LANES <= n; i += 2 * LANES) { /* two chains */
+        if (far) {
+            PREFETCH_NEXT_RUN(R, pi + i * s);
+            if (!f16) PREFETCH_NEXT_RUN(R, pi + (i + LANES) * s);
+        }
+        vf a = lanes_f(pi + i * s, s, LANES, f16, 0), b = lanes_f(pi + (i + LANES) * s, s, LANES, f16, 0);
+        *mv = vmax(a, *mv), *mv2 = vmax(b, *mv2);
+        *mn = vmin(a, *mn), *mn2 = vmin(b, *mn2);
+        *odd |= (vi)(a - a) | (vi)(b - b);
+    }
+    for (; i < n; i += LANES) {
+        ptrdiff_t k = n - i < LANES ? n - i : LANES;
+        vf a = lanes_f(pi + i * s, s, k, f16, lanes_f(pi + i * s, s, 1, f16, 0)[0]); /* (padded: its first) */
+        *mv = vmax(a, *mv), *mn = vmin(a, *mn);
+        *odd |= (vi)(a - a);
+    }
+}
+
 static void group_max_min(const char *in, const rdims *R, int f16, float *max, float *min) {
     vf mv = splatf(-INFINITY), mv2 = mv, mn = splatf(INFINITY), mn2 = mn;
     vi odd = {0};
-    FOR_RUNS(R, in, NULL, pi, po, flat, {
-        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], i = 0;
-        for (; i + 2 * LANES <= n; i += 2 * LANES) { /* two chains */
-            PREFETCH_NEXT_RUN(R, pi + i * s);
-            if (!f16) PREFETCH_NEXT_RUN(R, pi + (i + LANES) * s);
-            vf a = lanes_f(pi + i * s, s, LANES, f16, 0), b = lanes_f(pi + (i + LANES) * s, s, LANES, f16, 0);
-            mv = vmax(a, mv), mv2 = vmax(b, mv2);
-            mn = vmin(a, mn), mn2 = vmin(b, mn2);
-            odd |= (vi)(a - a) | (vi)(b - b);
-        }
-        for (; i < n; i += LANES) {
-            ptrdiff_t k = n - i < LANES ? n - i : LANES;
-            vf a = lanes_f(pi + i * s, s, k, f16, lanes_f(pi + i * s, s, 1, f16, 0)[0]); /* (padded: its first) */
-            mv = vmax(a, mv), mn = vmin(a, mn);
-            odd |= (vi)(a - a);
-        }
-    });
+    if (R->nd == 1 && R->si[0] == (f16 ? 2 : 4)) { /* one contiguous run: its own loops, f16 a constant */
+        if (f16) scan_run(in, R->n[0], 2, 1, R, 0, &mv, &mv2, &mn, &mn2, &odd);
+        else scan_run(in, R->n[0], 4, 0, R, 0, &mv, &mv2, &mn, &mn2, &odd);
+    } else {
+        FOR_RUNS(R, in, NULL, pi, po, flat, {
+            scan_run(pi, R->n[R->nd - 1], R->si[R->nd - 1], f16, R, 1, &mv, &mv2, &mn, &mn2, &odd);
+        });
+    }
     float m = hmaxf(vmax(mv, mv2)), low = hminf(vmin(mn, mn2));
     if (ANY(odd)) { /* a NaN or an infinity: the NaN-aware scan */
         vf mx = splatf(-INFINITY);
@@ -1739,8 +1752,25 @@ ALWAYS double finish(double sum, const int post, const rdims *R) {
     return post == P_MEAN ? sum / group_count(R) : post == P_SQRT ? sqrt(sum) : post == P_LOG ? log(sum) : sum;
 }
 
+/* The sum of a group that is one contiguous run (a packed tensor's last axis): straight loops. */
+ALWAYS double fsum_row(const char *in, ptrdiff_t n, const int f16, const int term) {
+    vd8 a = {0}, b = {0}, d = {0}, e = {0};
+    ptrdiff_t i = 0;
+    for (; i + 2 * LANES <= n; i += 2 * LANES) {
+        add_fterms(row_at(in, i, n, f16, 0), term, &a, &b);
+        add_fterms(row_at(in, i + LANES, n, f16, 0), term, &d, &e);
+    }
+    for (; i < n; i += LANES) add_fterms(row_at(in, i, n, f16, 0), term, &a, &b);
+    return hsum_d8((a + b) + (d + e));
+}
+
 ALWAYS void fsum_group(const char *in, char *out, const rdims *R, const rctx *c, const int term, const int post) {
     int f16 = c->in_dtype == ODML_F16;
+    if (R->nd == 1 && R->si[0] == c->isize) {
+        double sum = f16 ? fsum_row(in, R->n[0], 1, term) : fsum_row(in, R->n[0], 0, term);
+        store_double(out, f16, finish(sum, post, R));
+        return;
+    }
     vd8 a = {0}, b = {0}, d = {0}, e = {0};
     FOR_RUNS(R, in, NULL, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], i = 0;

@@ -147,7 +147,7 @@ static inline void scatter_f16(char *p, ptrdiff_t s, ptrdiff_t n, vf v) {
             if (n * 4 >= STREAM_MIN) {                                                                          \
                 for (; i < n && ((uintptr_t)(o + 4 * i) & 63); i++)                                             \
                     ((float *)o)[i] = OP(splatf(((const float *)x)[i]), prm)[0];                                \
-                for (; i + LANES <= n; i += LANES) stream64(o + 4 * i, OP(loadf(x + 4 * i), prm));              \
+                for (; i + LANES <= n; i += LANES) stream_f32(o + 4 * i, OP(loadf(x + 4 * i), prm));              \
                 stream_fence();                                                                                 \
             }                                                                                                   \
             for (; i + LANES <= n; i += LANES) storef(o + 4 * i, OP(loadf(x + 4 * i), prm));                    \
@@ -255,11 +255,11 @@ INT_KIND(i8, int8_t)
 INT_KIND(i16, int16_t)
 INT_KIND(i32, int32_t)
 INT_KIND(i64, int64_t)
-#define NTA_u8 15 /* (bytes: LESS_THAN's and QUANTIZE's outputs, a 16-byte vector) */
+#define NTA_u8 15 /* (bytes: LESS_THAN's and QUANTIZE's outputs, a vector of LANES bytes) */
 #define NTA_u16 -1
 #define NTA_u32 -1
 #define NTA_u64 -1
-ALWAYS void NT_u8(char *p, VT_u8 v) { stream_bytes(p, &v, 16); }
+ALWAYS void NT_u8(char *p, VT_u8 v) { stream_bytes(p, &v, sizeof v); }
 #define NT_u16 st_u16
 #define NT_u32 st_u32
 #define NT_u64 st_u64
@@ -281,7 +281,7 @@ ALWAYS void NT_u8(char *p, VT_u8 v) { stream_bytes(p, &v, 16); }
  * alignment mask of a whole-vector non-temporal store, -1 where a kind has none. */
 #define NTA_f32 63
 #define NTA_f16 31
-#define NT_f32 stream64
+#define NT_f32 stream_f32
 #define NT_f16 stream_f16
 #define BINARY_LOOP(NAME, IK, OK, EXPR)                                                                         \
     static void NAME(ptrdiff_t n, char *const *pp, const ptrdiff_t *ss, const odml_params *prm) {               \
@@ -394,12 +394,12 @@ static inline vf op_relu(vf x, const odml_params *p) {
 ALWAYS vf rcp_approx(vf d) {
 #if defined(__AVX512F__)
     return (vf)_mm512_rcp14_ps((__m512)d);
-#elif defined(__AVX2__)
-    __m256 lo, hi;
-    memcpy(&lo, &d, 32), memcpy(&hi, (char *)&d + 32, 32);
-    lo = _mm256_rcp_ps(lo), hi = _mm256_rcp_ps(hi);
+#elif defined(__AVX2__) /* (LANES 8) */
+    __m256 e;
+    memcpy(&e, &d, 32);
+    e = _mm256_rcp_ps(e);
     vf r;
-    memcpy(&r, &lo, 32), memcpy((char *)&r + 32, &hi, 32);
+    memcpy(&r, &e, 32);
     return fmadd(r, fmadd(-d, r, splatf(1.0f)), r);
 #else
     return 1.0f / d;
@@ -548,7 +548,7 @@ ALWAYS vf op_tanh(vf x, const odml_params *p) {
 }
 
 /* GELU: x * Phi(x) with h = Phi(-|x|) = 0.5 * erfc(|x| / sqrt(2)) = exp(-x^2 / 2) * g(|x|). The careful path
- * (tails, tiny |x|, NaN, infinities; and everything without AVX-512), in double: g is
+ * (tails, tiny |x|, NaN, infinities; and everything without AVX2 or AVX-512), in double: g is
  * 0.5 * erfcx(|x| / sqrt(2)), a Chebyshev series (Clenshaw) in t = (|x| - 4) / (|x| + 4) (the reference's change of
  * variable; 1e-10 relative, interpolated from the reference's erfcx), so that x * h (x < 0, down to the
  * subnormals) and x - x * h (x >= 0, no cancellation: h <= 1/2) round once to float32: within 1 ulp. Beyond
@@ -589,7 +589,7 @@ ALWAYS vf gelu_double(vf x) {
     return selectf(x != x, splatf(NAN), y);
 }
 
-#if defined(__AVX512F__) /* (AVX2's build of these 16-lane vectors spills and scalarises: the float64 path is faster) */
+#if defined(__AVX512F__) || defined(__AVX2__) /* (FMA: the exact split of x^2) */
 /* The float32 GELU for 2^-20 <= |x| <= 12.375 (results normal), within 2 ulp: g in 16 pieces of width 0.8 centred
  * on 0.8k, each a degree-7 polynomial in s = |x| - 0.8k (exact: Sterbenz) whose coefficients come from 16-entry
  * tables (one permute each; fitted to 0.05 ulp, the constant term as hi + lo so that x * g rounds once);
@@ -701,7 +701,7 @@ ALWAYS vi quantize_vec(vf q, vi zp, int32_t lo, int32_t hi) {
             for (; i + LANES <= n; i += LANES) {                                                                \
                 VT_##OK r = __builtin_convertvector(quantize_vec(ld_##XK(x + i * Z_##XK) / sc0, zp0, LO, HI),   \
                                                     VT_##OK);                                                   \
-                if (nt) stream_bytes(o + i, &r, 16); else st_##OK(o + i, r);                                    \
+                if (nt) stream_bytes(o + i, &r, sizeof r); else st_##OK(o + i, r);                              \
             }                                                                                                   \
             if (nt) stream_fence();                                                                             \
         }                                                                                                       \
@@ -816,7 +816,12 @@ typedef void (*red_strip)(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t ls
  * axis outside a contiguous one: the hardware follows too few streams to fetch them). */
 #define PREFETCH_NEXT_RUN(R, p) ((R)->nd > 1 ? __builtin_prefetch((p) + (R)->si[(R)->nd - 2]) : (void)0)
 
-static const vu IOTA = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
+ALWAYS vu iota(void) { /* 0, 1, ..., LANES - 1 (folded to a constant) */
+    vu v;
+    for (int l = 0; l < LANES; l++) v[l] = (uint32_t)l;
+    return v;
+}
+#define IOTA iota()
 #define CHAINS 4 /* independent running states per contiguous run */
 
 static void store_index(char *p, int dtype, uint32_t v) {
@@ -944,11 +949,10 @@ ALWAYS vf maxnan(vf m, vf x) { return selectf(cmp_gt(x, m) | is_nan(x), x, m); }
 ALWAYS unsigned lane_mask(vi m) { /* bit l set where lane l of m is true */
 #if defined(__AVX512F__)
     return _mm512_cmpneq_epi32_mask((__m512i)m, _mm512_setzero_si512());
-#elif defined(__AVX2__)
-    __m256 lo, hi;
-    memcpy(&lo, &m, 32);
-    memcpy(&hi, (char *)&m + 32, 32);
-    return (unsigned)_mm256_movemask_ps(lo) | (unsigned)_mm256_movemask_ps(hi) << 8;
+#elif defined(__AVX2__) /* (LANES 8) */
+    __m256 r;
+    memcpy(&r, &m, 32);
+    return (unsigned)_mm256_movemask_ps(r);
 #else
     unsigned b = 0;
     for (int l = 0; l < LANES; l++) b |= (unsigned)(m[l] != 0) << l;
@@ -969,6 +973,20 @@ ALWAYS vf load_run(const char *p, ptrdiff_t i, int f16) { return f16 ? load_f16(
 #define ROTATE(v, ...) __builtin_shufflevector(v, v, __VA_ARGS__)
 #else
 #define ROTATE(v, ...) __builtin_shuffle(v, (vi){__VA_ARGS__})
+#endif
+/* v = OP(v, v rotated by half, a quarter, ... one lane): every lane ends with OP over all lanes. */
+#if LANES == 16
+#define HALVING_STEPS(v, OP)                                                                                    \
+    (v = OP(v, ROTATE(v, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7)),                                \
+     v = OP(v, ROTATE(v, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3)),                                \
+     v = OP(v, ROTATE(v, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1)),                                \
+     v = OP(v, ROTATE(v, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0)))
+#elif LANES == 8
+#define HALVING_STEPS(v, OP)                                                                                    \
+    (v = OP(v, ROTATE(v, 4, 5, 6, 7, 0, 1, 2, 3)), v = OP(v, ROTATE(v, 2, 3, 4, 5, 6, 7, 0, 1)),                \
+     v = OP(v, ROTATE(v, 1, 2, 3, 4, 5, 6, 7, 0)))
+#else
+#define HALVING_STEPS(v, OP) (v = OP(v, ROTATE(v, 2, 3, 0, 1)), v = OP(v, ROTATE(v, 1, 2, 3, 0)))
 #endif
 /* The first (or, for ODML_LAST, the last) element of the run equal to bm, its best value (NaN: the first NaN). */
 ALWAYS uint32_t argmax_run_f(const char *p, ptrdiff_t n, const int f16, int last, float bm) {
@@ -1084,38 +1102,54 @@ static void hardmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, i
 ALWAYS vd widen(vf v) { return __builtin_convertvector(v, vd); }
 ALWAYS vf narrow(vd v) { return __builtin_convertvector(v, vf); }
 
-/* Halves of 8 doubles (one AVX-512 register) for hot loops: GCC keeps a 16-lane double vector in memory, which
- * puts a store and a load into every step that uses one. */
-typedef double vd8 __attribute__((vector_size(8 * sizeof(double))));
-typedef float vf8 __attribute__((vector_size(8 * sizeof(float))));
+/* Halves of a vector widened to doubles (each one register: a vector of LANES doubles is two, which GCC keeps
+ * in memory, putting a store and a load into every step that uses one). */
+typedef double vdh __attribute__((vector_size(LANES / 2 * sizeof(double))));
+typedef float vfh __attribute__((vector_size(LANES / 2 * sizeof(float))));
+#if LANES == 16
+#define LO_HALF 0, 1, 2, 3, 4, 5, 6, 7
+#define HI_HALF 8, 9, 10, 11, 12, 13, 14, 15
+#elif LANES == 8
+#define LO_HALF 0, 1, 2, 3
+#define HI_HALF 4, 5, 6, 7
+#else
+#define LO_HALF 0, 1
+#define HI_HALF 2, 3
+#endif
 #if defined(__AVX512F__) /* (GCC splits the generic conversions into 128-bit pieces) */
-ALWAYS vd8 widen_lo(vf v) { return (vd8)_mm512_cvtps_pd(_mm512_castps512_ps256((__m512)v)); }
-ALWAYS vd8 widen_hi(vf v) {
-    return (vd8)_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd((__m512)v), 1)));
+ALWAYS vdh widen_lo(vf v) { return (vdh)_mm512_cvtps_pd(_mm512_castps512_ps256((__m512)v)); }
+ALWAYS vdh widen_hi(vf v) {
+    return (vdh)_mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd((__m512)v), 1)));
 }
-ALWAYS vf narrow2(vd8 lo, vd8 hi) {
+ALWAYS vf narrow2(vdh lo, vdh hi) {
     __m256 a = _mm512_cvtpd_ps((__m512d)lo), b = _mm512_cvtpd_ps((__m512d)hi);
     return (vf)_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(a)), _mm256_castps_pd(b), 1);
 }
 #else
-ALWAYS vd8 widen_lo(vf v) { return __builtin_convertvector(__builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7), vd8); }
-ALWAYS vd8 widen_hi(vf v) {
-    return __builtin_convertvector(__builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15), vd8);
-}
-ALWAYS vf narrow2(vd8 lo, vd8 hi) {
-    vf8 a = __builtin_convertvector(lo, vf8), b = __builtin_convertvector(hi, vf8);
-    return __builtin_shufflevector(a, b, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+ALWAYS vdh widen_lo(vf v) { return __builtin_convertvector(__builtin_shufflevector(v, v, LO_HALF), vdh); }
+ALWAYS vdh widen_hi(vf v) { return __builtin_convertvector(__builtin_shufflevector(v, v, HI_HALF), vdh); }
+ALWAYS vf narrow2(vdh lo, vdh hi) {
+    vfh a = __builtin_convertvector(lo, vfh), b = __builtin_convertvector(hi, vfh);
+    return __builtin_shufflevector(a, b, LO_HALF, HI_HALF);
 }
 #endif
-ALWAYS double hsum_d8(vd8 a) { return ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7])); }
+ALWAYS double hsum_dh(vdh a) { /* (a fixed order: the same bits on every call) */
+#if LANES == 16
+    return ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7]));
+#elif LANES == 8
+    return (a[0] + a[2]) + (a[1] + a[3]);
+#else
+    return a[0] + a[1];
+#endif
+}
 ALWAYS vf scaled_d(vf x, double c) { return narrow2(widen_lo(x) * c, widen_hi(x) * c); } /* x * c, one rounding */
-/* 16 lanes of double sums as two registers (a struct of two vd8: scalar replacement keeps it there). */
+/* A vector's lanes of double sums as two registers (a struct of two vdh: scalar replacement keeps it there). */
 typedef struct {
-    vd8 lo, hi;
+    vdh lo, hi;
 } dsum;
 ALWAYS void dsum_add(dsum *s, vf x) { s->lo += widen_lo(x), s->hi += widen_hi(x); }
-ALWAYS double dsum_lane(const dsum *s, int l) { return l < 8 ? s->lo[l] : s->hi[l - 8]; }
-ALWAYS double dsum_total(const dsum *s) { return hsum_d8(s->lo + s->hi); }
+ALWAYS double dsum_lane(const dsum *s, int l) { return l < LANES / 2 ? s->lo[l] : s->hi[l - LANES / 2]; }
+ALWAYS double dsum_total(const dsum *s) { return hsum_dh(s->lo + s->hi); }
 ALWAYS vf dsum_scale(vf x, const dsum *s) { return narrow2(widen_lo(x) * s->lo, widen_hi(x) * s->hi); }
 ALWAYS vf shifted_d(vf x, double a, double b) {                                            /* x - a - b, one rounding */
     return narrow2((widen_lo(x) - a) - b, (widen_hi(x) - a) - b);
@@ -1157,7 +1191,7 @@ ALWAYS void add_terms(vf x, vf m, const int slow, const int plain, vi *flag, vi 
         for (int k = 0; k < LANES; k++)
             if (tiny[k]) {
                 double v = exp((double)x[k] - (double)m[k]);
-                if (k < 8) e.lo[k] = v; else e.hi[k - 8] = v;
+                if (k < LANES / 2) e.lo[k] = v; else e.hi[k - LANES / 2] = v;
             }
     hi->lo += e.lo, hi->hi += e.hi;
     *lo += el;
@@ -1214,16 +1248,12 @@ static double log_sum(uint64_t count, double rest) {
 }
 
 ALWAYS float hmaxf(vf v) { /* every lane ends with the maximum (NaN-free input) */
-    v = vmax(v, ROTATE(v, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7));
-    v = vmax(v, ROTATE(v, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3));
-    v = vmax(v, ROTATE(v, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1));
-    return vmax(v, ROTATE(v, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0))[0];
+    HALVING_STEPS(v, vmax);
+    return v[0];
 }
 ALWAYS float hminf(vf v) {
-    v = vmin(v, ROTATE(v, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7));
-    v = vmin(v, ROTATE(v, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3));
-    v = vmin(v, ROTATE(v, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1));
-    return vmin(v, ROTATE(v, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0))[0];
+    HALVING_STEPS(v, vmin);
+    return v[0];
 }
 
 /* The maximum of a float group (NaN if it holds one) and its minimum, read once. The fast scan ORs together
@@ -1315,7 +1345,7 @@ static float *scratch_row(ptrdiff_t count, float *stack, const rctx *c) { return
 /* The sum of the n floats at p, in double (four chains). */
 
 static double sum_kept(const float *p, ptrdiff_t n) {
-    vd8 a = {0}, b = {0}, c = {0}, d = {0};
+    vdh a = {0}, b = {0}, c = {0}, d = {0};
     ptrdiff_t i = 0;
     for (; i + 2 * LANES <= n; i += 2 * LANES) {
         vf x = loadf(p + i), y = loadf(p + i + LANES);
@@ -1325,7 +1355,7 @@ static double sum_kept(const float *p, ptrdiff_t n) {
         vf x = lanes_f((const char *)(p + i), 4, n - i < LANES ? n - i : LANES, 0, 0);
         a += widen_lo(x), b += widen_hi(x);
     }
-    return hsum_d8((a + b) + (c + d));
+    return hsum_dh((a + b) + (c + d));
 }
 
 /* The plain LOG_SOFTMAX sum of a group (max m finite, every entry within 87 of it) into the scratch row kh:
@@ -1350,7 +1380,7 @@ static double log_sum_kept(const char *in, const rdims *R, int f16, float m, flo
             pads += (int32_t)(LANES - k);
         }
     });
-    double rest = sum_kept(kh, (ptrdiff_t)group_count(R)) + hsum_d8(widen_lo(small) + widen_hi(small));
+    double rest = sum_kept(kh, (ptrdiff_t)group_count(R)) + hsum_dh(widen_lo(small) + widen_hi(small));
     return log_sum((uint64_t)(hsum_i(cnt) - pads), rest);
 }
 
@@ -1738,9 +1768,9 @@ static void store_double(char *p, int f16, double d) {
 }
 
 /* Adds x's 16 terms into two accumulators of 8 doubles (registers; see widen_lo). */
-ALWAYS void add_fterms(vf x, const int term, vd8 *lo, vd8 *hi) {
+ALWAYS void add_fterms(vf x, const int term, vdh *lo, vdh *hi) {
     if (term == T_ABS) x = (vf)((vi)x & 0x7fffffff);
-    vd8 a = widen_lo(x), b = widen_hi(x);
+    vdh a = widen_lo(x), b = widen_hi(x);
     *lo += term == T_SQUARE ? a * a : a;
     *hi += term == T_SQUARE ? b * b : b;
 }
@@ -1754,14 +1784,14 @@ ALWAYS double finish(double sum, const int post, const rdims *R) {
 
 /* The sum of a group that is one contiguous run (a packed tensor's last axis): straight loops. */
 ALWAYS double fsum_row(const char *in, ptrdiff_t n, const int f16, const int term) {
-    vd8 a = {0}, b = {0}, d = {0}, e = {0};
+    vdh a = {0}, b = {0}, d = {0}, e = {0};
     ptrdiff_t i = 0;
     for (; i + 2 * LANES <= n; i += 2 * LANES) {
         add_fterms(row_at(in, i, n, f16, 0), term, &a, &b);
         add_fterms(row_at(in, i + LANES, n, f16, 0), term, &d, &e);
     }
     for (; i < n; i += LANES) add_fterms(row_at(in, i, n, f16, 0), term, &a, &b);
-    return hsum_d8((a + b) + (d + e));
+    return hsum_dh((a + b) + (d + e));
 }
 
 ALWAYS void fsum_group(const char *in, char *out, const rdims *R, const rctx *c, const int term, const int post) {
@@ -1771,7 +1801,7 @@ ALWAYS void fsum_group(const char *in, char *out, const rdims *R, const rctx *c,
         store_double(out, f16, finish(sum, post, R));
         return;
     }
-    vd8 a = {0}, b = {0}, d = {0}, e = {0};
+    vdh a = {0}, b = {0}, d = {0}, e = {0};
     FOR_RUNS(R, in, NULL, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], i = 0;
         for (; i + 2 * LANES <= n; i += 2 * LANES) {
@@ -1782,7 +1812,7 @@ ALWAYS void fsum_group(const char *in, char *out, const rdims *R, const rctx *c,
         }
         for (; i < n; i += LANES) add_fterms(lanes_f(pi + i * s, s, n - i < LANES ? n - i : LANES, f16, 0), term, &a, &b);
     });
-    double sum = hsum_d8((a + b) + (d + e));
+    double sum = hsum_dh((a + b) + (d + e));
     store_double(out, f16, finish(sum, post, R));
 }
 

@@ -1,6 +1,9 @@
-/* Portable SIMD for the kernels: GCC/Clang vector extensions of 16 lanes, which each ISA variant of
- * kernels.c lowers to its own registers (4 SSE2/NEON, 2 AVX2 or 1 AVX-512 register per float vector).
- * Only the f16 conversions and non-temporal stores need x86 intrinsics, chosen by the -m flags in force. */
+/* Portable SIMD for the kernels: GCC/Clang vector extensions as wide as one register of the ISA variant being
+ * compiled (LANES floats: 16 with AVX-512, 8 with AVX/AVX2, 4 with SSE2, NEON and plain C). Wider vectors than
+ * the registers look free but are not: GCC keeps them in memory and moves them through general registers, which
+ * made its AVX2 build of 16-lane vectors 10-40x slower than NumPy. So kernels are written for any LANES (a power
+ * of two, 4 to 16), and only the f16 conversions and non-temporal stores need x86 intrinsics, chosen by the -m
+ * flags in force. */
 #ifndef ODML_SIMD_H
 #define ODML_SIMD_H
 
@@ -12,7 +15,13 @@
 #include <immintrin.h>
 #endif
 
+#if defined(__AVX512F__)
 #define LANES 16
+#elif defined(__AVX__)
+#define LANES 8
+#else
+#define LANES 4
+#endif
 #define VEC(T) __attribute__((vector_size(LANES * sizeof(T))))
 typedef float vf VEC(float);
 typedef int32_t vi VEC(int32_t);
@@ -21,23 +30,36 @@ typedef double vd VEC(double);
 
 #define ALWAYS static inline __attribute__((always_inline, unused)) /* unused: not every kind is used by every ISA build */
 
-/* Horizontal reductions by halving (log2(16) steps, a fixed order: the same bits on every call). */
+/* Horizontal reductions by halving (log2(LANES) steps, a fixed order: the same bits on every call). */
+#define HALF_STEP(T, n, v, OP) /* v (n lanes of T) -> its two halves combined by OP (n/2 lanes) */            \
+    ({                                                                                                          \
+        typedef T h_ __attribute__((vector_size((n) / 2 * sizeof(T))));                                         \
+        h_ a_, b_;                                                                                              \
+        memcpy(&a_, &(v), sizeof a_), memcpy(&b_, (char *)&(v) + sizeof a_, sizeof b_);                         \
+        OP(a_, b_);                                                                                             \
+    })
+#if LANES == 16
 #define HALVES(T, NAME, OP)                                                                                     \
     ALWAYS T NAME(T __attribute__((vector_size(LANES * sizeof(T)))) v) {                                        \
-        typedef T h8 __attribute__((vector_size(8 * sizeof(T))));                                              \
-        typedef T h4 __attribute__((vector_size(4 * sizeof(T))));                                              \
-        typedef T h2 __attribute__((vector_size(2 * sizeof(T))));                                              \
-        h8 a, b;                                                                                                \
-        memcpy(&a, &v, sizeof a), memcpy(&b, (char *)&v + sizeof a, sizeof b);                                  \
-        a = OP(a, b);                                                                                           \
-        h4 c, d;                                                                                                \
-        memcpy(&c, &a, sizeof c), memcpy(&d, (char *)&a + sizeof c, sizeof d);                                  \
-        c = OP(c, d);                                                                                           \
-        h2 e, f;                                                                                                \
-        memcpy(&e, &c, sizeof e), memcpy(&f, (char *)&c + sizeof e, sizeof f);                                  \
-        e = OP(e, f);                                                                                           \
-        return OP(e[0], e[1]);                                                                                  \
+        __auto_type a = HALF_STEP(T, 16, v, OP);                                                                \
+        __auto_type b = HALF_STEP(T, 8, a, OP);                                                                 \
+        __auto_type c = HALF_STEP(T, 4, b, OP);                                                                 \
+        return OP(c[0], c[1]);                                                                                  \
     }
+#elif LANES == 8
+#define HALVES(T, NAME, OP)                                                                                     \
+    ALWAYS T NAME(T __attribute__((vector_size(LANES * sizeof(T)))) v) {                                        \
+        __auto_type b = HALF_STEP(T, 8, v, OP);                                                                 \
+        __auto_type c = HALF_STEP(T, 4, b, OP);                                                                 \
+        return OP(c[0], c[1]);                                                                                  \
+    }
+#else
+#define HALVES(T, NAME, OP)                                                                                     \
+    ALWAYS T NAME(T __attribute__((vector_size(LANES * sizeof(T)))) v) {                                        \
+        __auto_type c = HALF_STEP(T, 4, v, OP);                                                                 \
+        return OP(c[0], c[1]);                                                                                  \
+    }
+#endif
 #define ADD_(a, b) ((a) + (b))
 HALVES(double, hsum_d, ADD_)
 HALVES(int32_t, hsum_i, ADD_)
@@ -157,12 +179,10 @@ static inline uint16_t f32_to_f16(float f) {
 ALWAYS vf load_f16(const void *p) {
 #if defined(__AVX512F__)
     return (vf)_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)p));
-#elif defined(__F16C__)
-    __m256 lo = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p));
-    __m256 hi = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)((const char *)p + 16)));
+#elif defined(__F16C__) /* (LANES 8) */
+    __m256 r = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)p));
     vf v;
-    memcpy(&v, &lo, 32);
-    memcpy((char *)&v + 32, &hi, 32);
+    memcpy(&v, &r, sizeof v);
     return v;
 #else
     uint16_t h[LANES];
@@ -176,12 +196,10 @@ ALWAYS vf load_f16(const void *p) {
 ALWAYS void store_f16(void *p, vf v) {
 #if defined(__AVX512F__)
     _mm256_storeu_si256((__m256i *)p, _mm512_cvtps_ph((__m512)v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-#elif defined(__F16C__)
-    __m256 lo, hi;
-    memcpy(&lo, &v, 32);
-    memcpy(&hi, (char *)&v + 32, 32);
-    _mm_storeu_si128((__m128i *)p, _mm256_cvtps_ph(lo, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-    _mm_storeu_si128((__m128i *)((char *)p + 16), _mm256_cvtps_ph(hi, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+#elif defined(__F16C__) /* (LANES 8) */
+    __m256 r;
+    memcpy(&r, &v, sizeof r);
+    _mm_storeu_si128((__m128i *)p, _mm256_cvtps_ph(r, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 #else
     uint16_t h[LANES];
     for (int i = 0; i < LANES; i++) h[i] = f32_to_f16(v[i]);
@@ -189,17 +207,16 @@ ALWAYS void store_f16(void *p, vf v) {
 #endif
 }
 
-/* Non-temporal 64-byte store (p 64-byte aligned): large outputs bypass the caches instead of evicting the
- * input that is still to be read. Falls back to a plain store where there is no such instruction. */
-ALWAYS void stream64(void *p, vf v) {
+/* Non-temporal store of a vector of floats (p aligned to its size; callers align to 64 bytes): large outputs
+ * bypass the caches instead of evicting the input that is still to be read. A plain store where there is no such
+ * instruction. */
+ALWAYS void stream_f32(void *p, vf v) {
 #if defined(__AVX512F__)
     _mm512_stream_ps((float *)p, (__m512)v);
-#elif defined(__AVX2__)
-    __m256 lo, hi;
-    memcpy(&lo, &v, 32);
-    memcpy(&hi, (char *)&v + 32, 32);
-    _mm256_stream_ps((float *)p, lo);
-    _mm256_stream_ps((float *)p + 8, hi);
+#elif defined(__AVX__)
+    __m256 r;
+    memcpy(&r, &v, sizeof r);
+    _mm256_stream_ps((float *)p, r);
 #else
     storef(p, v);
 #endif
@@ -215,14 +232,12 @@ ALWAYS void stream_fence(void) {
 ALWAYS vf fmadd(vf a, vf b, vf c) {
 #if defined(__AVX512F__)
     return (vf)_mm512_fmadd_ps((__m512)a, (__m512)b, (__m512)c);
-#elif defined(__FMA__)
-    __m256 a0, a1, b0, b1, c0, c1;
-    memcpy(&a0, &a, 32), memcpy(&a1, (char *)&a + 32, 32);
-    memcpy(&b0, &b, 32), memcpy(&b1, (char *)&b + 32, 32);
-    memcpy(&c0, &c, 32), memcpy(&c1, (char *)&c + 32, 32);
-    a0 = _mm256_fmadd_ps(a0, b0, c0), a1 = _mm256_fmadd_ps(a1, b1, c1);
+#elif defined(__FMA__) /* (LANES 8) */
+    __m256 x, y, z;
+    memcpy(&x, &a, 32), memcpy(&y, &b, 32), memcpy(&z, &c, 32);
+    x = _mm256_fmadd_ps(x, y, z);
     vf r;
-    memcpy(&r, &a0, 32), memcpy((char *)&r + 32, &a1, 32);
+    memcpy(&r, &x, 32);
     return r;
 #else
     return a * b + c;
@@ -274,23 +289,24 @@ ALWAYS vf exp_f32(vf x) {
     return s * ((q + r) + 1.0f);
 }
 
-/* Non-temporal store of 16 or 32 bytes (p aligned to the size) from v; a plain copy elsewhere. */
+/* Non-temporal store of n bytes (16 or 32, p aligned to n) from v; a plain copy elsewhere and for other sizes. */
 ALWAYS void stream_bytes(void *p, const void *v, size_t n) {
 #if defined(__AVX2__) || defined(__AVX512F__)
     __m256i t = _mm256_setzero_si256();
-    memcpy(&t, v, n);
+    memcpy(&t, v, n <= 32 ? n : 32);
     if (n == 16) _mm_stream_si128((__m128i *)p, _mm256_castsi256_si128(t));
-    else _mm256_stream_si256((__m256i *)p, t);
+    else if (n == 32) _mm256_stream_si256((__m256i *)p, t);
+    else memcpy(p, v, n);
 #else
     memcpy(p, v, n);
 #endif
 }
 
-/* 16 floats stored as halves, streamed (p 32-byte aligned). */
+/* A vector stored as halves, streamed (p aligned to 2 * LANES bytes). */
 ALWAYS void stream_f16(void *p, vf v) {
     uint16_t h[LANES];
     store_f16(h, v);
-    stream_bytes(p, h, 32);
+    stream_bytes(p, h, sizeof h);
 }
 
 /* Any lane of a mask (lanes 0 or -1) set: one test, for per-vector fast paths. */
@@ -299,19 +315,29 @@ HALVES(int32_t, hor_i, OR_)
 ALWAYS int any_set(vi m) {
 #if defined(__AVX512F__)
     return _mm512_test_epi32_mask((__m512i)m, (__m512i)m) != 0;
-#elif defined(__AVX2__)
-    __m256i lo, hi;
-    memcpy(&lo, &m, 32), memcpy(&hi, (char *)&m + 32, 32);
-    lo = _mm256_or_si256(lo, hi);
-    return !_mm256_testz_si256(lo, lo);
+#elif defined(__AVX2__) /* (LANES 8) */
+    __m256i r;
+    memcpy(&r, &m, 32);
+    return !_mm256_testz_si256(r, r);
 #else
     return hor_i(m) != 0;
 #endif
 }
 
-/* t[idx] per lane (0 <= idx < 16): a 16-entry table lookup, one permute. */
+/* t[idx] per lane (0 <= idx < 16): a 16-entry table lookup, one permute (AVX2: one per half of the table, the
+ * half picked by bit 3 of idx moved to the sign bit). */
 #if defined(__AVX512F__)
 ALWAYS vf lookup16(const float *t, vi idx) { return (vf)_mm512_permutexvar_ps((__m512i)idx, _mm512_loadu_ps(t)); }
+#elif defined(__AVX2__)
+ALWAYS vf lookup16(const float *t, vi idx) {
+    __m256i i;
+    memcpy(&i, &idx, 32);
+    __m256 lo = _mm256_permutevar8x32_ps(_mm256_loadu_ps(t), i), hi = _mm256_permutevar8x32_ps(_mm256_loadu_ps(t + 8), i);
+    __m256 r = _mm256_blendv_ps(lo, hi, _mm256_castsi256_ps(_mm256_slli_epi32(i, 28)));
+    vf v;
+    memcpy(&v, &r, 32);
+    return v;
+}
 #endif
 
 /* Per-ISA forms of three conversion steps that the generic vector code spells as several compares and

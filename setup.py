@@ -3,26 +3,18 @@
 The kernel translation unit ``kernels.c`` is compiled once per instruction set (baseline C; AVX2+FMA+F16C;
 AVX-512F/BW/VL/DQ) with its own ``-m`` flags and a suffix macro, and linked into one extension whose
 ``module.c`` (built for the baseline) picks a variant at import by CPU detection. Non-x86 machines build the
-baseline only. ``OPENDML_SANITIZE=1`` builds with ASan + UBSan (CI's sanitizer step).
-
-The kernels are written with 16-lane vector extensions. GCC keeps such vectors in memory and compares them lane by
-lane where the ISA's registers are narrower (AVX2, SSE2), which made those variants slower than NumPy; clang splits
-them into native registers. So where the default compiler is GCC and clang is installed, the narrower variants
-are compiled by clang (10-30x faster there), the AVX-512 variant by GCC (its faster build for that ISA);
-``OPENDML_VARIANT_CC=default`` keeps one compiler for all, as does a sanitizer build (one runtime).
+baseline only. ``OPENDML_SANITIZE=1`` builds with ASan + UBSan (CI's sanitizer step). Each variant's vectors
+are one register of its ISA (simd.h), which GCC and clang both compile well.
 """
 
 from __future__ import annotations
 
-import copy
 import os
 import platform
-import shutil
 import sys
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
-from setuptools.errors import CompileError
 
 CORE = "src/opendml/_core"
 X86 = platform.machine().lower() in ("x86_64", "amd64", "i686", "x86") and sys.platform != "win32"
@@ -41,35 +33,15 @@ if SANITIZE:
     COMMON += ["-fsanitize=address,undefined", "-fno-sanitize-recover=undefined", "-fno-omit-frame-pointer", "-g"]
 
 
-def _is_gcc(command: list[str]) -> bool:
-    name = os.path.basename(command[0]) if command else ""
-    return name in ("gcc", "cc") or name.startswith(("gcc-", "x86_64-linux-gnu-gcc"))
-
-
 class BuildISAVariants(build_ext):
     """Compile kernels.c once per ISA (each into its own folder, with its own flags), then link them all."""
-
-    def narrow_compiler(self):
-        """The compiler of the variants narrower than AVX-512: clang where the default is GCC (see above)."""
-        cc = self.compiler
-        clang = shutil.which("clang")
-        command = getattr(cc, "compiler_so", None)
-        if SANITIZE or os.environ.get("OPENDML_VARIANT_CC") == "default" or not clang or not _is_gcc(command or []):
-            return cc
-        if any("lto" in flag for flag in command):  # clang's LTO objects are bitcode, which GCC's link cannot read
-            return cc
-        narrow = copy.copy(cc)
-        # (the build's CFLAGS may hold GCC-only warnings, which clang would refuse under -Werror)
-        narrow.compiler_so = [clang, *command[1:], "-Wno-unknown-warning-option"]
-        return narrow
 
     def build_extension(self, ext: Extension) -> None:
         # -Wpsabi is a note about passing wide vectors between differently compiled units: ours never cross.
         psabi = ["-Wno-psabi"]
         objects = []
-        narrow = self.narrow_compiler()
         for name, flags in ISA_VARIANTS:
-            compile_variant = lambda compiler, name=name, flags=flags: compiler.compile(  # noqa: E731
+            objects += self.compiler.compile(
                 [f"{CORE}/kernels.c"],
                 output_dir=os.path.join(self.build_temp, "isa", name),
                 macros=[("ODML_ISA", name)],
@@ -77,14 +49,6 @@ class BuildISAVariants(build_ext):
                 extra_postargs=[*COMMON, *psabi, *flags],
                 debug=self.debug,
             )
-            if name == "avx512" or narrow is self.compiler:
-                objects += compile_variant(self.compiler)
-                continue
-            try:
-                objects += compile_variant(narrow)
-            except CompileError:  # clang refused something of this build's flags: the default compiler, as before
-                narrow = self.compiler
-                objects += compile_variant(self.compiler)
         ext.extra_objects = objects
         ext.extra_compile_args = [*COMMON, *psabi]
         super().build_extension(ext)

@@ -272,6 +272,23 @@ ALWAYS void NT_u8(char *p, VT_u8 v) { stream_bytes(p, &v, sizeof v); }
 #define Z_i32 4
 #define Z_i64 8
 
+/* The low byte of each int32 lane (lanes within a byte's range: QUANTIZE's conversion to bytes): GCC's AVX2
+ * build converts lane by lane, so there a byte shuffle gathers them. */
+ALWAYS VT_u8 low_bytes(vi v) {
+#if defined(__AVX2__) && !defined(__AVX512F__) /* (LANES 8) */
+    __m256i x;
+    memcpy(&x, &v, 32);
+    x = _mm256_shuffle_epi8(x, _mm256_setr_epi8(0, 4, 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, 0, 4,
+                                                 8, 12, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1));
+    x = _mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(0, 4, 0, 0, 0, 0, 0, 0));
+    VT_u8 r;
+    memcpy(&r, &x, sizeof r);
+    return r;
+#else
+    return __builtin_convertvector(v, VT_u8);
+#endif
+}
+
 /* 1 where a mask lane is set, else 0, as bytes */
 #define MASK_U8(m) (__builtin_convertvector((m), VT_u8) & 1)
 
@@ -699,8 +716,7 @@ ALWAYS vi quantize_vec(vf q, vi zp, int32_t lo, int32_t hi) {
         if (s[0] == 1 && s[1] == Z_##XK && !s[2] && !s[3]) {                                                    \
             int nt = n >= STREAM_MIN && !((uintptr_t)o & 15);                                                   \
             for (; i + LANES <= n; i += LANES) {                                                                \
-                VT_##OK r = __builtin_convertvector(quantize_vec(ld_##XK(x + i * Z_##XK) / sc0, zp0, LO, HI),   \
-                                                    VT_##OK);                                                   \
+                VT_##OK r = (VT_##OK)low_bytes(quantize_vec(ld_##XK(x + i * Z_##XK) / sc0, zp0, LO, HI));       \
                 if (nt) stream_bytes(o + i, &r, sizeof r); else st_##OK(o + i, r);                              \
             }                                                                                                   \
             if (nt) stream_fence();                                                                             \

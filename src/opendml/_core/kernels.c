@@ -9,8 +9,9 @@
  *
  * Reduction engine (reduce()): any set of axes. Dimensions split into kept (K) and reduced (R) lists; R keeps
  * ascending axis order (ARGMAX numbers reduced coordinates row-major in that order) and merges contiguous
- * neighbours. A group whose innermost reduced run is contiguous is reduced along it with 16 lanes ("contig");
- * otherwise 16 groups side by side along a contiguous kept dimension form a strip whose running state stays
+ * neighbours. A group whose innermost reduced run is contiguous is reduced along it a vector at a time ("contig";
+ * one contiguous run takes straight loops); otherwise LANES groups side by side along a contiguous kept
+ * dimension form a strip whose running state stays
  * in registers while the far-strided reduced axes are walked ("strip"). Nothing is transposed or packed.
  * Each group is reduced by exactly one thread, in a fixed order: results never depend on the thread count.
  *   Add an operator: a `red_contig` and a `red_strip` function (see argmax/hardmax/log_softmax below) and a
@@ -103,7 +104,7 @@ static void ew_run(int nop, const odml_array *const *ops, ew_inner fn, const odm
     odml_parallel(ew_task, &P, total, 1024, prm->nthreads);
 }
 
-/* ---- inner functions: one 16-lane vector op, looped by macros over f32/f16, contiguous/strided ---- */
+/* ---- inner functions: one vector op, looped by macros over f32/f16, contiguous/strided ---- */
 
 static inline vf op_hard_sigmoid(vf x, const odml_params *p) {
     vf y = x * p->f[0]; /* two roundings, as DirectML's float32 math and the NumPy reference: never an FMA */
@@ -215,11 +216,11 @@ IF_LOOP(uint64_t)
  * bits: float16 goes through float32, where + - * / are correctly rounded and so round once more to the same
  * half as NumPy; integers wrap (computed on unsigned lanes). The transcendental members (EXP, SIGMOID, TANH,
  * GELU) are float32 approximations within 2 ulp (float16: 1 ulp after the final rounding). Each takes a lean fast
- * path for a vector whose 16 lanes are all in the ordinary range (one compare, a predictable branch) and a
+ * path for a vector whose lanes are all in the ordinary range (one compare, a predictable branch) and a
  * careful one (subnormal results, overflow, NaN) otherwise, which gives the fast path's bits on its ordinary
  * lanes: a result never depends on its neighbours. */
 
-/* Operand kinds: element size, lane vector type, and load/store/gather/scatter of 16 lanes. */
+/* Operand kinds: element size, lane vector type, and load/store/gather/scatter of a vector's lanes. */
 #define Z_f32 4
 #define Z_f16 2
 #define VT_f32 vf
@@ -293,7 +294,7 @@ ALWAYS VT_u8 low_bytes(vi v) {
 #define MASK_U8(m) (__builtin_convertvector((m), VT_u8) & 1)
 
 /* A binary member: out (kind OK) = EXPR(a, b) of inputs of kind IK. The fast loop takes contiguous operands
- * and inputs broadcast along the run (stride 0); anything else goes 16 lanes at a time through gathers. */
+ * and inputs broadcast along the run (stride 0); anything else goes a vector at a time through gathers. */
 /* Float outputs of a large contiguous run are streamed (see UNARY_LOOPS) from an aligned start: NTA_ is the
  * alignment mask of a whole-vector non-temporal store, -1 where a kind has none. */
 #define NTA_f32 63
@@ -489,7 +490,7 @@ ALWAYS vf exp_scaled(vf v, vf c) {
 }
 
 /* Every lane's lo <= |x| <= hi (not NaN; lo > 0 excludes zeros): the test of the fast paths, one unsigned compare
- * of the bits for the 16 lanes, straight to a mask register on AVX-512. */
+ * of the bits for all lanes, straight to a mask register on AVX-512. */
 ALWAYS int all_within_range(vf x, float lo, float hi) {
     int32_t l, h;
     memcpy(&l, &lo, 4), memcpy(&h, &hi, 4);
@@ -1756,7 +1757,7 @@ static void softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, i
 }
 
 /* ---- SUM, SUM_SQUARE, L1, AVERAGE on floats: terms and sums in double (exact terms: |x| and x*x of a float32
- * are exact there), 16 lanes then halving, rounded once to the output type. ---- */
+ * are exact there), lane by lane then halving, rounded once to the output type. ---- */
 enum { T_SUM, T_SQUARE, T_ABS };
 
 /* A double rounded once to float16 (via float32 rounded to odd, which keeps the second rounding correct). */

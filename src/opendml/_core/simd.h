@@ -64,10 +64,9 @@ typedef double vd VEC(double);
 HALVES(double, hsum_d, ADD_)
 HALVES(int32_t, hsum_i, ADD_)
 
-/* ---- Lane comparisons (masks: all ones where true), max and min. GCC lowers a 16-lane comparison one lane at a
- * time where the ISA has no 16-lane compare (AVX2, SSE2), which made those builds slower than NumPy; there these
- * run the native 8- or 4-lane instruction on each piece. The operators elsewhere (AVX-512; non-x86 machines).
- * vmax/vmin are the instructions' max/min: b where either is NaN. ---- */
+/* ---- Lane comparisons (masks: all ones where true), max and min: on AVX2 and SSE2 the native instruction on
+ * each register-wide piece of the vector (one piece at LANES 8 and 4), elsewhere the operators (AVX-512;
+ * non-x86 machines). vmax/vmin are the instructions' max/min: b where either is NaN. ---- */
 #if defined(__AVX512F__) || !defined(__SSE2__)
 ALWAYS vi cmp_lt(vf a, vf b) { return a < b; }
 ALWAYS vi cmp_le(vf a, vf b) { return a <= b; }

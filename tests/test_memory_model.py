@@ -870,6 +870,40 @@ def test_the_c_binding_test_passes_exactly_the_quick_bindings():
     np.testing.assert_array_equal(compiled.execute([a, b], [a])[0], np.arange(32).reshape(4, 8) * 2 + 1)  # in place
 
 
+@pytest.mark.parametrize("kernels", ["compiled", "reference"])
+def test_a_binding_ranges_to_the_end_of_its_buffer_on_every_path(kernels):
+    """An input bound as BufferBinding(array, offset) holds [offset, end of the array): an output inside that range
+    but past the tensor's own bytes is a hazard on the quick paths as on the full one."""
+    device = dml.Device(kernels=kernels)
+    add = dml.ElementWiseAddOperatorDesc(a_tensor=f32((8,)), b_tensor=f32((8,)), output_tensor=f32((8,)))
+    broadcast = f32((8,), (0,), total_tensor_size_in_bytes=16)
+    strided = dml.ElementWiseAddOperatorDesc(a_tensor=broadcast, b_tensor=f32((8,)), output_tensor=f32((8,)))
+    for desc in (add, strided):
+        compiled = device.compile_operator(device.create_operator(desc))
+        buffer = np.arange(16, dtype=np.float32)
+        with pytest.raises(dml.InvalidArgumentError, match=r"OutputTensor partially overlaps ATensor"):
+            compiled.execute([dml.BufferBinding(buffer), np.ones(8, np.float32)], [buffer[8:]])
+        np.testing.assert_array_equal(buffer, np.arange(16))
+
+
+def test_misaligned_arrays_are_read_and_written_safely():
+    """An array may start at any byte (np.frombuffer with an odd offset): the kernels read and write it through
+    memcpy, never a misaligned float load (the sanitizer build checks that in CI)."""
+    raw = bytearray(4 * 40 + 1)
+    x = np.frombuffer(raw, np.float32, 37, offset=1)
+    x[...] = np.linspace(-3, 3, 37, dtype=np.float32)
+    out_raw = bytearray(4 * 40 + 3)
+    out = np.frombuffer(out_raw, np.float32, 37, offset=3)
+    for kernels in ("compiled", "reference"):
+        device = dml.Device(kernels=kernels)
+        clip = dml.ElementWiseClipOperatorDesc(input_tensor=f32((37,)), output_tensor=f32((37,)), min=-1.0, max=2.0)
+        device.compile_operator(device.create_operator(clip)).execute([x], [out])
+        np.testing.assert_array_equal(out, np.clip(x, -1, 2))
+        hs = hard_sigmoid_op(f32((37,)), f32((37,)))
+        hs.execute([x], [out])
+        np.testing.assert_array_equal(out, hard_sigmoid_numpy(x))
+
+
 def test_two_overlapping_outputs_are_rejected_by_the_hazard_check():
     # No implemented operator has two outputs, so the rule is exercised on check_hazards directly.
     view = np.zeros(4, np.float32)

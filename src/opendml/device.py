@@ -147,11 +147,13 @@ class CompiledOperator:
         return self.operator.desc
 
     def execute(self, inputs: Sequence[Any], outputs: Sequence[Any] | None = None) -> list[np.ndarray]:
-        if self._spec is not None and outputs is not None:
-            arrays = self._loose_views(inputs) if self._loose else inputs
-            if arrays is not None and _native.exact(self._spec, arrays, outputs):
-                self._kernel(self.desc, tuple(arrays), tuple(outputs))
-                return list(outputs)
+        if self._spec is not None and type(outputs) in (list, tuple) and type(inputs) in (list, tuple):
+            arrays = self._loose_views(inputs, outputs) if self._loose else inputs
+            if arrays is not None:
+                arrays, outputs = tuple(arrays), tuple(outputs)  # (what is tested is what runs)
+                if _native.exact(self._spec, arrays, outputs):
+                    self._kernel(self.desc, arrays, outputs)
+                    return list(outputs)
         direct = self._direct_views(inputs, outputs)
         if direct is not None:
             self._kernel(self.desc, *direct)
@@ -172,18 +174,23 @@ class CompiledOperator:
         self._kernel(self.desc, tuple(b and b.view for b in bound_in), tuple(b.view for b in bound_out))
         return [b.view for b in bound_out]
 
-    def _loose_views(self, inputs: Any) -> list | None:
+    def _loose_views(self, inputs: list | tuple, outputs: list | tuple) -> list | None:
         """The inputs with the BufferBindings of the strided tensors replaced by their views (see _DirectInput),
-        or None when one is not such a binding."""
-        if type(inputs) not in (list, tuple) or len(inputs) != len(self._direct):
+        or None unless each is such a binding of an array that owns its memory and every output is another array
+        owning its own (a binding's range runs to the end of its buffer: the C test sees only the view)."""
+        if len(inputs) != len(self._direct):
             return None
-        arrays = list(inputs)
+        arrays, owners = list(inputs), []
         for k in self._loose:
             binding = arrays[k]
             kept = self._direct[k].view_of(binding) if type(binding) is BufferBinding else None
-            if kept is None:
+            if kept is None or kept[1] is None:
                 return None
             arrays[k] = kept[0]
+            owners.append(kept[1])
+        for output in outputs:
+            if type(output) is not np.ndarray or not output.flags.owndata or any(output is o for o in owners):
+                return None
         return arrays
 
     def _direct_views(self, inputs: Any, outputs: Any) -> tuple[tuple, tuple] | None:
@@ -215,9 +222,9 @@ class CompiledOperator:
                 kept = expected.view_of(array)
                 if kept is None:
                     return None
-                array, owner = kept
+                array, owner, region = kept
                 if owner is None:
-                    unknown.append(array)
+                    unknown.append(region)  # (the bound range, to the end of the buffer: more than the view)
                 else:
                     owners.append(owner)
             else:
@@ -244,7 +251,7 @@ class CompiledOperator:
                         return None  # in place, or a hazard: the full path decides which
                 owners.append(array)
             else:
-                for other in views:
+                for other in (*owners, *unknown):
                     if shares_memory(array, other):
                         return None
                 unknown.append(array)
@@ -280,12 +287,12 @@ class _DirectInput:
         self.dtype, self.shape, self.strides = plan.dtype, plan.shape, plan.byte_strides
         self.packed, self.total = plan.desc.is_packed, plan.desc.total_tensor_size_in_bytes
         self.alignment = plan.alignment
-        self._last: tuple[weakref.ref, tuple[np.ndarray, np.ndarray | None]] | None = None
+        self._last: tuple[weakref.ref, tuple[np.ndarray, np.ndarray | None, np.ndarray]] | None = None
 
-    def view_of(self, binding: BufferBinding) -> tuple[np.ndarray, np.ndarray | None] | None:
+    def view_of(self, binding: BufferBinding) -> tuple[np.ndarray, np.ndarray | None, np.ndarray] | None:
         """The tensor's view of a BufferBinding of a plain C-contiguous array with an aligned offset, its size left
-        to the rest of the array, which holds TotalTensorSizeInBytes, and that array if it owns its memory; None
-        for anything else (the full path).
+        to the rest of the array, which holds TotalTensorSizeInBytes; that array if it owns its memory; and the
+        bound range as bytes (offset to the end). None for anything else (the full path).
         The view of the last binding is kept while that binding lives (a binding is frozen, so its view stays
         right): a scale or zero point bound once and executed many times costs no new view."""
         last = self._last
@@ -304,7 +311,7 @@ class _DirectInput:
         ):
             return None
         view = np.ndarray(self.shape, self.dtype, buffer=buffer, offset=offset, strides=self.strides)
-        kept = (view, buffer if buffer.flags.owndata else None)
+        kept = (view, buffer if buffer.flags.owndata else None, np.frombuffer(buffer, np.uint8)[offset:])
         self._last = (weakref.ref(binding, self._forget), kept)
         return kept
 

@@ -115,11 +115,12 @@ static inline vf op_hard_sigmoid(vf x, const odml_params *p) {
 
 #define UNARY_FLOAT_OPS(X) X(HARD_SIGMOID, op_hard_sigmoid)
 
-/* Gather up to 16 elements at a byte stride into a vector (the tail and strided path), and scatter back. */
+/* Gather up to LANES elements at a byte stride into a vector (the tail and strided path), and scatter back; by
+ * memcpy, which takes any alignment (an array may start at any byte). */
 #define GATHER(T, v, p, s, n)                                                                                   \
-    for (ptrdiff_t l_ = 0; l_ < (n); l_++) (v)[l_] = *(const T *)((p) + l_ * (s))
+    for (ptrdiff_t l_ = 0; l_ < (n); l_++) { T e_; memcpy(&e_, (p) + l_ * (s), sizeof e_); (v)[l_] = e_; }
 #define SCATTER(T, v, p, s, n)                                                                                  \
-    for (ptrdiff_t l_ = 0; l_ < (n); l_++) *(T *)((p) + l_ * (s)) = (v)[l_]
+    for (ptrdiff_t l_ = 0; l_ < (n); l_++) { T e_ = (v)[l_]; memcpy((p) + l_ * (s), &e_, sizeof e_); }
 
 static inline vf gather_f16(const char *p, ptrdiff_t s, ptrdiff_t n) {
     uint16_t h[LANES] = {0};
@@ -147,7 +148,7 @@ static inline void scatter_f16(char *p, ptrdiff_t s, ptrdiff_t n, vf v) {
         if (s[0] == 4 && s[1] == 4) {                                                                           \
             if (n * 4 >= STREAM_MIN) {                                                                          \
                 for (; i < n && ((uintptr_t)(o + 4 * i) & 63); i++)                                             \
-                    ((float *)o)[i] = OP(splatf(((const float *)x)[i]), prm)[0];                                \
+                    storef1(o + 4 * i, OP(splatf(loadf1(x + 4 * i)), prm)[0]);                                \
                 for (; i + LANES <= n; i += LANES) stream_f32(o + 4 * i, OP(loadf(x + 4 * i), prm));              \
                 stream_fence();                                                                                 \
             }                                                                                                   \
@@ -1675,9 +1676,9 @@ ALWAYS int softmax_row(const char *in, char *out, ptrdiff_t n, int f16, const rc
     double total = dsum_total(&sum);
     if (total != total) return 0; /* a NaN entry */
     fscale inv = fscale_of(1.0 / total);
-    const float *e = f16 ? keep : (const float *)out;
-    for (i = 0; i + LANES <= n; i += LANES) put_lanes_f(out + i * (f16 ? 2 : 4), f16 ? 2 : 4, LANES, f16, fscaled(loadf(e + i), inv));
-    if (i < n) put_lanes_f(out + i * (f16 ? 2 : 4), f16 ? 2 : 4, n - i, f16, fscaled(row_at((const char *)e, i, n, 0, 0), inv));
+    const char *e = f16 ? (const char *)keep : out;
+    for (i = 0; i + LANES <= n; i += LANES) put_lanes_f(out + i * (f16 ? 2 : 4), f16 ? 2 : 4, LANES, f16, fscaled(loadf(e + 4 * i), inv));
+    if (i < n) put_lanes_f(out + i * (f16 ? 2 : 4), f16 ? 2 : 4, n - i, f16, fscaled(row_at(e, i, n, 0, 0), inv));
     return 1;
 }
 

@@ -185,8 +185,12 @@ static PyObject *py_binding_spec(PyObject *self, PyObject *args) {
     for (Py_ssize_t k = 0; k < n; k++) {
         PyObject *dt, *shape, *strides;
         PyArray_Descr *descr = NULL;
-        if (!PyArg_ParseTuple(PyTuple_GET_ITEM(tensors, k), "OO!O!", &dt, &PyTuple_Type, &shape, &PyTuple_Type,
-                              &strides) ||
+        PyObject *item = PyTuple_GET_ITEM(tensors, k);
+        if (!PyTuple_Check(item)) {
+            PyMem_Free(spec);
+            return PyErr_Format(PyExc_TypeError, "binding_spec: each tensor is a tuple (dtype, shape, strides)");
+        }
+        if (!PyArg_ParseTuple(item, "OO!O!", &dt, &PyTuple_Type, &shape, &PyTuple_Type, &strides) ||
             !PyArray_DescrConverter(dt, &descr)) {
             PyMem_Free(spec);
             return NULL;

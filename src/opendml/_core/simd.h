@@ -136,6 +136,8 @@ ALWAYS vi is_nan(vf x) { return cmp_neq(x, x); }
 /* Unaligned whole-vector load and store (memcpy compiles to one move per register). */
 ALWAYS vf loadf(const void *p) { vf v; memcpy(&v, p, sizeof v); return v; }
 ALWAYS void storef(void *p, vf v) { memcpy(p, &v, sizeof v); }
+ALWAYS float loadf1(const void *p) { float f; memcpy(&f, p, sizeof f); return f; } /* (any alignment) */
+ALWAYS void storef1(void *p, float f) { memcpy(p, &f, sizeof f); }
 ALWAYS vf selectf(vi m, vf a, vf b) { return (vf)(((vi)a & m) | ((vi)b & ~m)); }
 ALWAYS vf splatf(float x) { vf v = {0}; return v + x; }
 ALWAYS vi splati(int32_t x) { vi v = {0}; return v + x; }

@@ -1244,6 +1244,7 @@ ALWAYS void sum_pass_c(const char *in, const rdims *R, int f16, vf vm, const int
             /* A partial vector's padding is -inf (no term), or in the plain case the max itself (counted as one
              * of the maxima, then taken back) since plain terms have no -inf handling. */
             ptrdiff_t k = n - i < LANES ? n - i : LANES;
+            if (R->nd == 1) __builtin_prefetch(pi + (i + n) * s); /* the next group, usually adjacent */
             PREFETCH_NEXT_RUN(R, pi + i * s);
             add_terms(lanes_f(pi + i * s, s, k, f16, plain ? vm[0] : -INFINITY), vm, slow, plain, flag, cnt, sum,
                       &lo, &pending);
@@ -1441,32 +1442,19 @@ static int64_t hsum_i64(vi v) {
     return t;
 }
 
-/* LOG_SOFTMAX of a row, as log_sum_kept and log_softmax_c compute it, the terms summed on the way. Returns 0 when
+/* LOG_SOFTMAX of a row, as log_softmax_c computes it without its NaN-aware scan (sum_pass_c's plain sum; a
+ * row needs no scratch: see log_sum_kept). Returns 0 when
  * the general kernel must do the row (out untouched then). */
-ALWAYS int log_softmax_row(const char *in, char *out, ptrdiff_t n, int f16) {
+ALWAYS int log_softmax_row(const char *in, char *out, const rdims *R, int f16) {
+    ptrdiff_t n = R->n[0];
     float top, low;
     if (!row_range(in, n, f16, &top, &low)) return 0;
-    vf m = splatf(top), small = {0};
-    vi cnt = {0};
-    dsum big = {0};
-    for (ptrdiff_t i = 0; i < n; i += LANES) {
-        __builtin_prefetch(in + (i + n) * (f16 ? 2 : 4)); /* the next row, usually adjacent: read while this computes */
-        vf err, t = two_diff(row_at(in, i, n, f16, top), m, &err), sc, r, q, eh, el;
-        vi eq = cmp_eq(t, splatf(0.0f)); /* the maxima (and the padding, which equals the max) are counted */
-        exp_parts_in(t, &sc, &r, &q, 0);
-        exp_split(sc, r, q, err, ~eq, &eh, &el);
-        dsum_add(&big, eh);
-        small += el;
-        cnt -= eq;
-        if ((i & (16 * LANES - 1)) == 15 * LANES) { /* the small parts go to double every 16 vectors */
-            dsum_add(&big, small);
-            small = (vf){0};
-        }
-    }
-    dsum_add(&big, small);
-    double rest = dsum_total(&big);
+    vi cnt = {0}, flag = {0};
+    dsum sum = {0};
+    sum_pass_c(in, R, f16, splatf(top), 0, 1, &flag, &cnt, &sum); /* (the plain sum: every term normal) */
+    double rest = dsum_total(&sum);
     if (rest != rest) return 0; /* a NaN entry */
-    double L = log_sum((uint64_t)(hsum_i64(cnt) - (LANES - 1 - (n - 1) % LANES)), rest);
+    double L = log_sum((uint64_t)hsum_i64(cnt), rest);
     for (ptrdiff_t i = 0; i < n; i += LANES)
         put_lanes_f(out + i * (f16 ? 2 : 4), f16 ? 2 : 4, n - i < LANES ? n - i : LANES, f16,
                     shifted_d(row_at(in, i, n, f16, 0), top, L));
@@ -1477,7 +1465,7 @@ static int is_row(const rdims *R, const rctx *c) { return R->nd == 1 && R->si[0]
 
 static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
     int f16 = c->in_dtype == ODML_F16;
-    if (is_row(R, c) && (f16 ? log_softmax_row(in, out, R->n[0], 1) : log_softmax_row(in, out, R->n[0], 0))) return;
+    if (is_row(R, c) && (f16 ? log_softmax_row(in, out, R, 1) : log_softmax_row(in, out, R, 0))) return;
     float m, low;
     group_max_min(in, R, f16, &m, &low);
     double L = NAN;

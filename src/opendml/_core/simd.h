@@ -247,10 +247,10 @@ ALWAYS vf fmadd(vf a, vf b, vf c) {
 
 /* ---- exp(x) in float32 arithmetic: Cody-Waite reduction x = n*ln2 + r with a two-part ln2 (n*LN2_HI is exact,
  * so no FMA is needed and every ISA gives the same bits), then Cephes' degree-6 polynomial: exp(x) =
- * 2^n * (1 + r + q), |r| <= ln2/2, q = r^2 * P(r). exp_parts returns the parts so that a caller can add them in
- * double (about 2e-8 relative error: log-softmax); exp_f32 adds them in float (about 1 ulp).
- * Domain x <= 88; below -87.3 (and -inf) the scale is 0, so callers that need those tiny terms take them
- * elsewhere (log-softmax does, from libm in double). ---- */
+ * 2^n * (1 + r + q), |r| <= ln2/2, q = r^2 * P(r). exp_parts_lo/exp_parts_in return the parts so that a caller
+ * can add them exactly enough (the softmaxes: about 2e-8 relative error).
+ * Domain x <= 88; below -87.3 (and -inf) the scale is 0 with `clamp`, so callers that need those tiny terms take
+ * them elsewhere (log-softmax does, from libm in double). ---- */
 ALWAYS void exp_parts_lo(vf x, vf lo, vf *scale, vf *r, vf *q, const int clamp);
 ALWAYS void exp_parts_in(vf x, vf *scale, vf *r, vf *q, const int clamp) { /* lo = -0.0: x + -0.0 is x, folded */
     exp_parts_lo(x, (vf)splati(INT32_MIN), scale, r, q, clamp);
@@ -279,15 +279,6 @@ ALWAYS void exp_parts_lo(vf x, vf lo, vf *scale, vf *r, vf *q, const int clamp) 
     *r = rr;
     *scale = (vf)(((vi)biased - (vi)splatf(MAGIC) + 127) << 23);
     if (clamp) *scale = (vf)((vi)*scale & ~tiny);
-}
-
-/* Any x in the domain (clamped); exp_parts_in(..., 0) is for callers that know -87.3 <= x <= 88. */
-ALWAYS void exp_parts(vf x, vf *scale, vf *r, vf *q) { exp_parts_in(x, scale, r, q, 1); }
-
-ALWAYS vf exp_f32(vf x) {
-    vf s, r, q;
-    exp_parts(x, &s, &r, &q);
-    return s * ((q + r) + 1.0f);
 }
 
 /* Non-temporal store of n bytes (16 or 32, p aligned to n) from v; a plain copy elsewhere and for other sizes. */

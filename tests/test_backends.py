@@ -394,6 +394,17 @@ def test_log_softmax_dominated_maxima():
         assert np.isclose(top, want, rtol=1e-4, atol=0)
 
 
+def test_log_softmax_dominated_maxima_float16():
+    """Float16 groups (plain float32 sums): a dominated maximum's output is the float64 value rounded to float16,
+    sign included: a subnormal, -0.0 past float16's range, -0.0 still where float32 cannot hold L (e^-110)."""
+    for row in ([0, -10], [-7, 0, -9], [0, -20], [0, -86], [0, -110], [0, -800], [3, 3, -12]):
+        x = np.array(row, np.float16)
+        want = float64_log_softmax(x, (0,)).astype(np.float16)
+        for device in (COMPILED, REFERENCE):
+            got = functional.activation_log_softmax1(x, axes=(0,), device=device)
+            assert np.array_equal(got.view(np.uint16), want.view(np.uint16)), (row, got, want)
+
+
 @pytest.mark.parametrize("data_type", FLOATS)
 def test_hard_sigmoid_in_place(isa, data_type):
     rng = np.random.default_rng(3)

@@ -1442,22 +1442,86 @@ static int64_t hsum_i64(vi v) {
     return t;
 }
 
-/* LOG_SOFTMAX of a row, as log_softmax_c computes it without its NaN-aware scan (sum_pass_c's plain sum; a
- * row needs no scratch: see log_sum_kept). Returns 0 when
- * the general kernel must do the row (out untouched then). */
+/* Float16 rows need far less: their bound is 1 ulp of float16 (2^-11), so plain float32 does, with room to
+ * spare. A term exp(x - m) in float32 (x - m rounded: relative error below 87 * 2^-24 = 2^-17.5 through exp,
+ * whose own is about 1 ulp), summed in float for 16 vectors at a time (error below 2^-20 of the sum) and then
+ * in double; LOG_SOFTMAX's maxima are counted apart (their terms are exactly 1), so that log1p of the rest
+ * keeps its relative accuracy when the maximum dominates. Every error is below 2^-16 relative, far inside the
+ * half ulp of float16 left beside the output's own rounding. */
+typedef struct {
+    dsum d;
+    vf f;
+    int n;
+} fdsum;
+ALWAYS void fdsum_add(fdsum *s, vf x) {
+    s->f += x;
+    if (++s->n == 16) {
+        dsum_add(&s->d, s->f);
+        s->f = (vf){0}, s->n = 0;
+    }
+}
+ALWAYS double fdsum_total(fdsum *s) {
+    dsum_add(&s->d, s->f);
+    return dsum_total(&s->d);
+}
+
+/* log(sum of exp(x - m)) of a float16 group whose entries lie within 87 of its finite maximum m (see fdsum);
+ * NaN if the group holds a NaN. `row`: the group is one packed run (a constant at each call). */
+ALWAYS double log_sum16(const char *in, const rdims *R, float top, const int row) {
+    vf m = splatf(top);
+    vi cnt = {0};
+    fdsum sum = {0};
+    int64_t pads = 0;
+    FOR_RUNS(R, in, NULL, pi, po, flat, {
+        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
+        for (ptrdiff_t i = 0; i < n; i += LANES) { /* (padding equals the max: counted, then taken back) */
+            if (R->nd == 1) __builtin_prefetch(pi + (i + n) * s); /* the next group, usually adjacent */
+            PREFETCH_NEXT_RUN(R, pi + i * s);
+            vf t = (row ? row_at(pi, i, n, 1, top) : lanes_f(pi + i * s, s, n - i < LANES ? n - i : LANES, 1, top)) - m;
+            vi eq = cmp_eq(t, splatf(0.0f));
+            fdsum_add(&sum, (vf)((vi)exp_normal(t) & ~eq));
+            cnt -= eq;
+        }
+        pads += (n + LANES - 1) / LANES * LANES - n;
+    });
+    return log_sum((uint64_t)(hsum_i64(cnt) - pads), fdsum_total(&sum));
+}
+
+/* A float16 LOG_SOFTMAX's L >= 0 as the float subtracted from x - m: a positive L that float32 cannot hold (a
+ * group dominated past e^-103) stays a positive float, so that the maximum's output keeps its sign (-0.0); the
+ * other outputs (|x - m| >= 2^-24) are the same either way. */
+ALWAYS vf float16_shift(double L) {
+    float f = (float)L;
+    return splatf(L > 0 && f == 0 ? 0x1p-149f : f);
+}
+
+/* LOG_SOFTMAX of a float16 row (see fdsum): the output (x - m) - L in float32, rounded to float16. */
+static int log_softmax_row16(const char *in, char *out, const rdims *R, float top) {
+    ptrdiff_t n = R->n[0];
+    double L = log_sum16(in, R, top, 1);
+    if (L != L) return 0; /* a NaN entry */
+    vf m = splatf(top), l = float16_shift(L);
+    for (ptrdiff_t i = 0; i < n; i += LANES)
+        put_lanes_f(out + i * 2, 2, n - i < LANES ? n - i : LANES, 1, (row_at(in, i, n, 1, 0) - m) - l);
+    return 1;
+}
+
+/* LOG_SOFTMAX of a row, as log_softmax_c computes it without its NaN-aware scan (float32: sum_pass_c's plain
+ * sum; a row needs no scratch: see log_sum_kept). Returns 0 when the general kernel must do the row (out
+ * untouched then). */
 ALWAYS int log_softmax_row(const char *in, char *out, const rdims *R, int f16) {
     ptrdiff_t n = R->n[0];
     float top, low;
     if (!row_range(in, n, f16, &top, &low)) return 0;
+    if (f16) return log_softmax_row16(in, out, R, top);
     vi cnt = {0}, flag = {0};
     dsum sum = {0};
-    sum_pass_c(in, R, f16, splatf(top), 0, 1, &flag, &cnt, &sum); /* (the plain sum: every term normal) */
+    sum_pass_c(in, R, 0, splatf(top), 0, 1, &flag, &cnt, &sum); /* (the plain sum: every term normal) */
     double rest = dsum_total(&sum);
     if (rest != rest) return 0; /* a NaN entry */
     double L = log_sum((uint64_t)hsum_i64(cnt), rest);
     for (ptrdiff_t i = 0; i < n; i += LANES)
-        put_lanes_f(out + i * (f16 ? 2 : 4), f16 ? 2 : 4, n - i < LANES ? n - i : LANES, f16,
-                    shifted_d(row_at(in, i, n, f16, 0), top, L));
+        put_lanes_f(out + i * 4, 4, n - i < LANES ? n - i : LANES, 0, shifted_d(row_at(in, i, n, 0, 0), top, L));
     return 1;
 }
 
@@ -1474,7 +1538,9 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
         vi cnt = {0}, flag = {0};
         dsum sum = {0};
         float stack[SM_STACK + LANES], *kh = low - m >= -87.0f ? scratch_row((ptrdiff_t)group_count(R), stack, c) : NULL;
-        if (kh) {
+        if (f16 && low - m >= -87.0f) {
+            L = log_sum16(in, R, m, 0);
+        } else if (kh) {
             L = log_sum_kept(in, R, f16, m, kh);
         } else if (low - m >= -87.0f) { /* every term in float's normal range, no -inf: the plain sum */
             sum_pass_c(in, R, f16, vm, 0, 1, &flag, &cnt, &sum);
@@ -1487,11 +1553,13 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
         }
         if (L != L) L = log_sum((uint64_t)hsum_i(cnt), dsum_total(&sum)); /* (a lane count stays below 2^28) */
     }
+    vf vm = splatf(m), l = float16_shift(L); /* (float16) */
     FOR_RUNS(R, in, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i += LANES) {
             ptrdiff_t k = n - i < LANES ? n - i : LANES;
-            put_lanes_f(po + i * so, so, k, f16, shifted_d(lanes_f(pi + i * s, s, k, f16, 0), m, L));
+            vf x = lanes_f(pi + i * s, s, k, f16, 0);
+            put_lanes_f(po + i * so, so, k, f16, f16 ? (x - vm) - l : shifted_d(x, m, L));
         }
     });
 }
@@ -1632,6 +1700,11 @@ ALWAYS vf softmax_term(vf x, vf m) {
     return s * ((q + r) + 1.0f);
 }
 
+/* A SOFTMAX term: float16 groups in plain float32 (see fdsum). */
+ALWAYS vf softmax_term_of(vf x, vf m, int f16) { return f16 ? exp_normal(x - m) : softmax_term(x, m); }
+/* An output e / sum from inv = 1 / sum: float32 rounded once, float16 in float32. */
+ALWAYS vf softmax_scaled(vf e, double inv, int f16) { return f16 ? e * (float)inv : scaled_d(e, inv); }
+
 /* x * c rounded once (c = 1/sum > 0 in double): with FMA, as x * ch + x * cl (c = ch + cl in floats, x * ch =
  * p + its exact error), in float registers; else in double. */
 #if defined(__FMA__) || defined(__AVX512F__)
@@ -1649,33 +1722,34 @@ ALWAYS fscale fscale_of(double c) { return c; }
 ALWAYS vf fscaled(vf x, fscale c) { return scaled_d(x, c); }
 #endif
 
-/* SOFTMAX of a row, as softmax_c computes it (terms in the output, or the scratch row for float16). Returns 0
- * when the general kernel must do the row. */
+/* SOFTMAX of a row, as softmax_c computes it (terms in the output); a float16 row as fdsum explains, its
+ * terms in the scratch row and its outputs e * (1 / sum) in float32. Returns 0 when the general kernel must do
+ * the row. */
 ALWAYS int softmax_row(const char *in, char *out, ptrdiff_t n, int f16, const rctx *c) {
-    float top, low, stack[SM_STACK + LANES], *keep = f16 ? scratch_row(n, stack, c) : NULL;
-    if ((f16 && !keep) || !row_range(in, n, f16, &top, &low)) return 0;
+    float top, low, stack[SM_STACK + LANES], *keep = f16 ? scratch_row(n, stack, c) : (float *)(void *)out;
+    if (!keep || !row_range(in, n, f16, &top, &low)) return 0;
     vf m = splatf(top);
     dsum sum = {0};
+    fdsum sum16 = {0};
     ptrdiff_t i = 0;
-    for (; i + LANES <= n; i += LANES) {
+    for (; i < n; i += LANES) {
         __builtin_prefetch(in + (i + n) * (f16 ? 2 : 4));
-        vf e = softmax_term(row_at(in, i, n, f16, 0), m);
-        if (f16) storef(keep + i, e);
-        else storef(out + i * 4, e);
-        dsum_add(&sum, e);
+        vf e = softmax_term_of(row_at(in, i, n, f16, top), m, f16);
+        if (i + LANES > n) e = selectf(IOTA < (vu){0} + (uint32_t)(n - i), e, splatf(0)); /* (no padding term) */
+        if (f16) storef(keep + i, e), fdsum_add(&sum16, e);
+        else put_lanes_f(out + i * 4, 4, n - i < LANES ? n - i : LANES, 0, e), dsum_add(&sum, e);
     }
-    if (i < n) {
-        vf e = selectf(IOTA < (vu){0} + (uint32_t)(n - i), softmax_term(row_at(in, i, n, f16, top), m), splatf(0));
-        if (f16) storef(keep + i, e);
-        else put_lanes_f(out + i * 4, 4, n - i, 0, e);
-        dsum_add(&sum, e);
-    }
-    double total = dsum_total(&sum);
+    double total = f16 ? fdsum_total(&sum16) : dsum_total(&sum);
     if (total != total) return 0; /* a NaN entry */
+    if (f16) {
+        double inv = 1.0 / total;
+        for (i = 0; i < n; i += LANES)
+            put_lanes_f(out + i * 2, 2, n - i < LANES ? n - i : LANES, 1, softmax_scaled(loadf(keep + i), inv, 1));
+        return 1;
+    }
     fscale inv = fscale_of(1.0 / total);
-    const char *e = f16 ? (const char *)keep : out;
-    for (i = 0; i + LANES <= n; i += LANES) put_lanes_f(out + i * (f16 ? 2 : 4), f16 ? 2 : 4, LANES, f16, fscaled(loadf(e + 4 * i), inv));
-    if (i < n) put_lanes_f(out + i * (f16 ? 2 : 4), f16 ? 2 : 4, n - i, f16, fscaled(row_at(e, i, n, 0, 0), inv));
+    for (i = 0; i + LANES <= n; i += LANES) storef(out + i * 4, fscaled(loadf(out + i * 4), inv));
+    if (i < n) put_lanes_f(out + i * 4, 4, n - i, 0, fscaled(row_at(out, i, n, 0, 0), inv));
     return 1;
 }
 
@@ -1693,26 +1767,28 @@ static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) 
     int kept = keep != NULL;
     vf m = splatf(top);
     dsum sum = {0};
+    fdsum sum16 = {0};
     FOR_RUNS(R, in, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i += LANES) {
             ptrdiff_t k = n - i < LANES ? n - i : LANES;
             __builtin_prefetch(pi + (i + n) * s); /* the next group, usually adjacent: read while this one computes */
             PREFETCH_NEXT_RUN(R, pi + i * s);
-            vf e = softmax_term(lanes_f(pi + i * s, s, k, f16, top), m);
+            vf e = softmax_term_of(lanes_f(pi + i * s, s, k, f16, top), m, f16);
             if (k < LANES) e = selectf(IOTA < (vu){0} + (uint32_t)k, e, splatf(0)); /* (padding: no term) */
             if (kept) storef(keep + flat + i, e);
-            else if (!f16) put_lanes_f(po + i * so, so, k, 0, e), dsum_add(&sum, e);
-            else dsum_add(&sum, e);
+            else if (!f16) put_lanes_f(po + i * so, so, k, 0, e);
+            if (f16) fdsum_add(&sum16, e);
+            else if (!kept) dsum_add(&sum, e);
         }
     });
-    double total = kept ? sum_kept(keep, count) : dsum_total(&sum);
+    double total = f16 ? fdsum_total(&sum16) : kept ? sum_kept(keep, count) : dsum_total(&sum);
     double inv = 1.0 / total;
     if (kept && R->nd == 1 && R->so[0] == osz) { /* one contiguous output run: the plain loop */
         ptrdiff_t i = 0;
         for (; i + LANES <= count; i += LANES)
-            put_lanes_f(out + i * osz, osz, LANES, f16, scaled_d(loadf(keep + i), inv));
-        if (i < count) put_lanes_f(out + i * osz, osz, count - i, f16, scaled_d(loadf(keep + i), inv));
+            put_lanes_f(out + i * osz, osz, LANES, f16, softmax_scaled(loadf(keep + i), inv, f16));
+        if (i < count) put_lanes_f(out + i * osz, osz, count - i, f16, softmax_scaled(loadf(keep + i), inv, f16));
         return;
     }
     FOR_RUNS(R, in, out, pi, po, flat, {
@@ -1720,8 +1796,9 @@ static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) 
         for (ptrdiff_t i = 0; i < n; i += LANES) {
             ptrdiff_t k = n - i < LANES ? n - i : LANES;
             vf e = kept ? loadf(keep + flat + i)
-                   : !f16 ? lanes_f(po + i * so, so, k, 0, 0) : softmax_term(lanes_f(pi + i * s, s, k, 1, top), m);
-            put_lanes_f(po + i * so, so, k, f16, scaled_d(e, inv));
+                   : !f16 ? lanes_f(po + i * so, so, k, 0, 0)
+                          : softmax_term_of(lanes_f(pi + i * s, s, k, 1, top), m, 1);
+            put_lanes_f(po + i * so, so, k, f16, softmax_scaled(e, inv, f16));
         }
     });
 }
@@ -1739,7 +1816,7 @@ static void softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, i
     FOR_RUNS(R, in, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i++) {
-            vf e = softmax_term(lanes_f(pi + i * s, lsi, nl, f16, 0), m);
+            vf e = softmax_term_of(lanes_f(pi + i * s, lsi, nl, f16, 0), m, f16);
             dsum_add(&sum, e);
             if (!f16) put_lanes_f(po + i * so, lso, nl, 0, e);
         }
@@ -1748,7 +1825,7 @@ static void softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, i
     FOR_RUNS(R, in, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i++) {
-            vf e = f16 ? softmax_term(lanes_f(pi + i * s, lsi, nl, 1, 0), m) : lanes_f(po + i * so, lso, nl, 0, 0);
+            vf e = f16 ? softmax_term_of(lanes_f(pi + i * s, lsi, nl, 1, 0), m, 1) : lanes_f(po + i * so, lso, nl, 0, 0);
             put_lanes_f(po + i * so, lso, nl, f16, dsum_scale(e, &inv));
         }
     });

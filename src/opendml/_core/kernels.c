@@ -809,6 +809,8 @@ typedef struct {
 /* contig: reduce the one group at `in`, writing at `out`. strip: reduce nl <= 16 groups side by side, lane l at
  * in + l*lsi, written at out + l*lso. In both, `out` is the group's base (full-shape outputs walk R's so). */
 typedef void (*red_contig)(const char *in, char *out, const rdims *R, const rctx *c);
+/* Two groups at once (optional: operators whose short rows are bound by a chain of dependent steps). */
+typedef void (*red_pair)(const char *in0, char *out0, const char *in1, char *out1, const rdims *R, const rctx *c);
 typedef void (*red_strip)(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
                           const rctx *c);
 
@@ -1270,9 +1272,34 @@ ALWAYS void sum_pass_s(const char *in, ptrdiff_t lsi, int nl, const rdims *R, in
 #define ANY(v) (lane_mask((vi)(v) != 0) != 0) /* (lane_mask reads masks: compare first) */
 
 
-/* log(count + rest) as log(count) + log1p(rest / count); one libm call in the usual case of a single maximum. */
-static double log_sum(uint64_t count, double rest) {
-    return count == 1 ? log1p(rest) : log((double)count) + log1p(rest / (double)count);
+/* log(1 + r) for r >= 0 in two lanes at once (the rows of LOG_SOFTMAX go in pairs; libm's log1p took a third
+ * of a 64-element row's time), within 2^-49 relative: u = 1 + r rounded, with its rounding error c (Fast2Sum);
+ * u = 2^k * f with f in [sqrt(1/2), sqrt(2)); log f = 2 atanh(s), s = (f - 1) / (f + 1), by its series to s^17
+ * (|s| <= 0.1716: the first term left out is below 2^-50 of the sum; measured against long double on 2e7
+ * values: 2^-49.6); log(1 + r) = k * ln2 + log f + c / u. A tiny r gives r itself. */
+typedef double d2 __attribute__((vector_size(16)));
+typedef int64_t l2 __attribute__((vector_size(16)));
+ALWAYS d2 select_d2(l2 m, d2 a, d2 b) { return (d2)((m & (l2)a) | (~m & (l2)b)); }
+ALWAYS d2 log1p_pos2(d2 r) {
+    d2 u = 1.0 + r, c = select_d2(r <= 1.0, r - (u - 1.0), 1.0 - (u - r));
+    l2 k = ((l2)u >> 52) - 1023; /* (u >= 1: positive and normal) */
+    d2 f = (d2)(((l2)u & 0x000fffffffffffff) | 0x3ff0000000000000), half = f * 0.5;
+    l2 big = f > 1.4142135623730951;
+    f = select_d2(big, half, f), k -= big; /* (big: -1 where true) */
+    d2 g = f - 1.0, t = 2.0 * g / (2.0 + g), z = t * t * 0.25, z2 = z * z, z4 = z2 * z2; /* (t = 2s, z = s^2) */
+    d2 p = ((1.0 / 3 + z * (1.0 / 5)) + z2 * (1.0 / 7 + z * (1.0 / 9))) +
+           z4 * ((1.0 / 11 + z * (1.0 / 13)) + z2 * (1.0 / 15 + z * (1.0 / 17)));
+    d2 y = (__builtin_convertvector(k, d2) * 6.93147180559945286227e-01 + c / u) + (t + t * z * p);
+    for (int l = 0; l < 2; l++)
+        if (!(u[l] < INFINITY)) y[l] = log1p(r[l]); /* (NaN, inf: not met in practice) */
+    return y;
+}
+
+/* log(count + rest) = log1p(count - 1 + rest) (count >= 1, exact in double; the usual count is 1), for one
+ * group or two. */
+static double log_sum(uint64_t count, double rest) { return log1p_pos2((d2){0} + ((double)(count - 1) + rest))[0]; }
+ALWAYS d2 log_sum2(uint64_t count0, double rest0, uint64_t count1, double rest1) {
+    return log1p_pos2((d2){(double)(count0 - 1) + rest0, (double)(count1 - 1) + rest1});
 }
 
 ALWAYS float hmaxf(vf v) { /* every lane ends with the maximum (NaN-free input) */
@@ -1465,9 +1492,10 @@ ALWAYS double fdsum_total(fdsum *s) {
     return dsum_total(&s->d);
 }
 
-/* log(sum of exp(x - m)) of a float16 group whose entries lie within 87 of its finite maximum m (see fdsum);
- * NaN if the group holds a NaN. `row`: the group is one packed run (a constant at each call). */
-ALWAYS double log_sum16(const char *in, const rdims *R, float top, const int row) {
+/* The sum of exp(x - m) over the entries x < m of a float16 group whose entries lie within 87 of its finite
+ * maximum m (see fdsum; NaN if the group holds a NaN), and the count of its maxima. `row`: the group is one
+ * packed run (a constant at each call). */
+ALWAYS double rest16(const char *in, const rdims *R, float top, const int row, uint64_t *count) {
     vf m = splatf(top);
     vi cnt = {0};
     fdsum sum = {0};
@@ -1484,7 +1512,8 @@ ALWAYS double log_sum16(const char *in, const rdims *R, float top, const int row
         }
         pads += (n + LANES - 1) / LANES * LANES - n;
     });
-    return log_sum((uint64_t)(hsum_i64(cnt) - pads), fdsum_total(&sum));
+    *count = (uint64_t)(hsum_i64(cnt) - pads);
+    return fdsum_total(&sum);
 }
 
 /* A float16 LOG_SOFTMAX's L >= 0 as the float subtracted from x - m: a positive L that float32 cannot hold (a
@@ -1495,33 +1524,54 @@ ALWAYS vf float16_shift(double L) {
     return splatf(L > 0 && f == 0 ? 0x1p-149f : f);
 }
 
-/* LOG_SOFTMAX of a float16 row (see fdsum): the output (x - m) - L in float32, rounded to float16. */
-static int log_softmax_row16(const char *in, char *out, const rdims *R, float top) {
-    ptrdiff_t n = R->n[0];
-    double L = log_sum16(in, R, top, 1);
-    if (L != L) return 0; /* a NaN entry */
-    vf m = splatf(top), l = float16_shift(L);
-    for (ptrdiff_t i = 0; i < n; i += LANES)
-        put_lanes_f(out + i * 2, 2, n - i < LANES ? n - i : LANES, 1, (row_at(in, i, n, 1, 0) - m) - l);
-    return 1;
-}
-
-/* LOG_SOFTMAX of a row, as log_softmax_c computes it without its NaN-aware scan (float32: sum_pass_c's plain
- * sum; a row needs no scratch: see log_sum_kept). Returns 0 when the general kernel must do the row (out
- * untouched then). */
-ALWAYS int log_softmax_row(const char *in, char *out, const rdims *R, int f16) {
-    ptrdiff_t n = R->n[0];
+/* LOG_SOFTMAX of one or two rows (`two`, a constant), as log_softmax_c computes them without its NaN-aware scan
+ * (float32: sum_pass_c's plain sum, a row needing no scratch: see log_sum_kept; float16: see fdsum, the output
+ * (x - m) - L in float32). Two rows go stage by stage, each stage for both before the next: a short row is bound
+ * by its chain of dependent steps (max, horizontal max, exp, sum, log), and two independent chains overlap.
+ * Returns 0 when the general kernel must do the rows (out untouched then). */
+typedef struct {
     float top, low;
-    if (!row_range(in, n, f16, &top, &low)) return 0;
-    if (f16) return log_softmax_row16(in, out, R, top);
+    uint64_t count; /* of the maxima */
+    double rest, L; /* the sum of the other terms; log(count + rest) */
+} ls_row;
+
+ALWAYS void ls_sum(const char *in, const rdims *R, int f16, ls_row *r) {
+    if (f16) {
+        r->rest = rest16(in, R, r->top, 1, &r->count);
+        return;
+    }
     vi cnt = {0}, flag = {0};
     dsum sum = {0};
-    sum_pass_c(in, R, 0, splatf(top), 0, 1, &flag, &cnt, &sum); /* (the plain sum: every term normal) */
-    double rest = dsum_total(&sum);
-    if (rest != rest) return 0; /* a NaN entry */
-    double L = log_sum((uint64_t)hsum_i64(cnt), rest);
-    for (ptrdiff_t i = 0; i < n; i += LANES)
-        put_lanes_f(out + i * 4, 4, n - i < LANES ? n - i : LANES, 0, shifted_d(row_at(in, i, n, 0, 0), top, L));
+    sum_pass_c(in, R, 0, splatf(r->top), 0, 1, &flag, &cnt, &sum); /* (the plain sum: every term normal) */
+    r->count = (uint64_t)hsum_i64(cnt), r->rest = dsum_total(&sum);
+}
+
+ALWAYS void ls_out(const char *in, char *out, ptrdiff_t n, int f16, const ls_row *r) {
+    vf m = splatf(r->top), l = float16_shift(r->L);
+    for (ptrdiff_t i = 0; i < n; i += LANES) {
+        vf x = row_at(in, i, n, f16, 0);
+        put_lanes_f(out + i * (f16 ? 2 : 4), f16 ? 2 : 4, n - i < LANES ? n - i : LANES, f16,
+                    f16 ? (x - m) - l : shifted_d(x, r->top, r->L));
+    }
+}
+
+ALWAYS int log_softmax_rows(const char *const in[], char *const out[], const int two, const rdims *R, int f16) {
+    ptrdiff_t n = R->n[0];
+    ls_row a = {0}, b = {0};
+    int ok = row_range(in[0], n, f16, &a.top, &a.low);
+    if (two) ok &= row_range(in[1], n, f16, &b.top, &b.low);
+    if (!ok) return 0;
+    ls_sum(in[0], R, f16, &a);
+    if (two) ls_sum(in[1], R, f16, &b);
+    if (two) {
+        d2 L = log_sum2(a.count, a.rest, b.count, b.rest);
+        a.L = L[0], b.L = L[1];
+    } else {
+        a.L = log_sum(a.count, a.rest);
+    }
+    if (a.L != a.L || (two && b.L != b.L)) return 0; /* a NaN entry */
+    ls_out(in[0], out[0], n, f16, &a);
+    if (two) ls_out(in[1], out[1], n, f16, &b);
     return 1;
 }
 
@@ -1529,7 +1579,9 @@ static int is_row(const rdims *R, const rctx *c) { return R->nd == 1 && R->si[0]
 
 static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
     int f16 = c->in_dtype == ODML_F16;
-    if (is_row(R, c) && (f16 ? log_softmax_row(in, out, R, 1) : log_softmax_row(in, out, R, 0))) return;
+    const char *ins[1] = {in};
+    char *outs[1] = {out};
+    if (is_row(R, c) && (f16 ? log_softmax_rows(ins, outs, 0, R, 1) : log_softmax_rows(ins, outs, 0, R, 0))) return;
     float m, low;
     group_max_min(in, R, f16, &m, &low);
     double L = NAN;
@@ -1539,7 +1591,9 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
         dsum sum = {0};
         float stack[SM_STACK + LANES], *kh = low - m >= -87.0f ? scratch_row((ptrdiff_t)group_count(R), stack, c) : NULL;
         if (f16 && low - m >= -87.0f) {
-            L = log_sum16(in, R, m, 0);
+            uint64_t count;
+            double rest = rest16(in, R, m, 0, &count);
+            L = log_sum(count, rest);
         } else if (kh) {
             L = log_sum_kept(in, R, f16, m, kh);
         } else if (low - m >= -87.0f) { /* every term in float's normal range, no -inf: the plain sum */
@@ -1562,6 +1616,21 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
             put_lanes_f(po + i * so, so, k, f16, f16 ? (x - vm) - l : shifted_d(x, m, L));
         }
     });
+}
+
+#ifndef PAIR_MAX
+#define PAIR_MAX 256 /* longer rows have independent work enough of their own */
+#endif
+static void log_softmax_c2(const char *in0, char *out0, const char *in1, char *out1, const rdims *R,
+                           const rctx *c) {
+    int f16 = c->in_dtype == ODML_F16;
+    const char *ins[2] = {in0, in1};
+    char *outs[2] = {out0, out1};
+    if (is_row(R, c) && R->n[0] <= PAIR_MAX &&
+        (f16 ? log_softmax_rows(ins, outs, 1, R, 1) : log_softmax_rows(ins, outs, 1, R, 0)))
+        return;
+    log_softmax_c(in0, out0, R, c);
+    log_softmax_c(in1, out1, R, c);
 }
 
 static void log_softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
@@ -2050,6 +2119,7 @@ typedef struct {
     char *out;
     rctx c;
     red_contig contig;
+    red_pair pair;
     red_strip strip;
 } red_plan;
 
@@ -2066,9 +2136,15 @@ static void red_task(void *ctx, ptrdiff_t begin, ptrdiff_t end) {
         in += idx[d] * P->ksi[d];
         out += idx[d] * P->kso[d];
     }
+    const int last = P->nk - 1;
     for (ptrdiff_t item = begin; item < end; item++) {
         if (!P->nstrips) {
-            P->contig(in, out, &P->R, &c);
+            if (P->pair && item + 1 < end && last >= 0 && idx[last] + 1 < P->kn[last]) { /* the next group too */
+                P->pair(in, out, in + P->ksi[last], out + P->kso[last], &P->R, &c);
+                in += P->ksi[last], out += P->kso[last], idx[last]++, item++;
+            } else {
+                P->contig(in, out, &P->R, &c);
+            }
         } else {
             ptrdiff_t first = strip * LANES, nl = P->lane_n - first < LANES ? P->lane_n - first : LANES;
             P->strip(in + first * P->lane_si, P->lane_si, out + first * P->lane_so, P->lane_so, (int)nl, &P->R, &c);
@@ -2111,6 +2187,7 @@ static int reduce(int op, const odml_array *in, const odml_array *out, const odm
     P.c = (rctx){.in_dtype = in->dtype, .out_dtype = out->dtype, .isize = in->itemsize, .osize = out->itemsize,
                  .last = prm->flags & (ODML_LAST | ODML_MIN)};
     if (red_pick(op, in->dtype, &P.contig, &P.strip)) return -1;
+    if (P.contig == log_softmax_c) P.pair = log_softmax_c2;
     int full = ODML_FULL_OUTPUT(op);
     int lane = -1, nk = 0;
     ptrdiff_t kn[ODML_MAXDIM], ksi[ODML_MAXDIM], kso[ODML_MAXDIM];

@@ -809,8 +809,17 @@ typedef struct {
 /* contig: reduce the one group at `in`, writing at `out`. strip: reduce nl <= 16 groups side by side, lane l at
  * in + l*lsi, written at out + l*lso. In both, `out` is the group's base (full-shape outputs walk R's so). */
 typedef void (*red_contig)(const char *in, char *out, const rdims *R, const rctx *c);
-/* Two groups at once (optional: operators whose short rows are bound by a chain of dependent steps). */
-typedef void (*red_pair)(const char *in0, char *out0, const char *in1, char *out1, const rdims *R, const rctx *c);
+/* Optional: `count` groups along one kept dimension, group g at in + g * gsi and out + g * gso, for operators
+ * whose short groups are bound by per-group costs (a call each, a chain of dependent steps) and loop or pair them
+ * in one call. */
+typedef void (*red_run)(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R,
+                        const rctx *c);
+/* ID##_r: the run of groups as a loop over the red_contig ID##_c (no per-group trip through the engine). */
+#define RED_RUN(ID)                                                                                             \
+    static void ID##_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R, \
+                       const rctx *c) {                                                                         \
+        for (ptrdiff_t g = 0; g < count; g++) ID##_c(in + g * gsi, out + g * gso, R, c);                        \
+    }
 typedef void (*red_strip)(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
                           const rctx *c);
 
@@ -1025,7 +1034,13 @@ ALWAYS uint32_t argmax_run_f(const char *p, ptrdiff_t n, const int f16, int last
 #define TIES(x) (nan ? is_nan(x) : cmp_eq(x, vb))
     ptrdiff_t full = n / LANES * LANES;
     if (!(last & ODML_LAST)) {
-        for (i = 0; i < full; i += LANES) {
+        /* four vectors a test (one 4*LANES-bit mask): a short row takes one branch, not a mispredicted exit */
+        for (i = 0; i + 4 * LANES <= full; i += 4 * LANES) {
+            uint64_t b = 0;
+            for (int k = 0; k < 4; k++) b |= (uint64_t)lane_mask(TIES(load_run(p, i + k * LANES, f16))) << (k * LANES);
+            if (b) return (uint32_t)(i + __builtin_ctzll(b));
+        }
+        for (; i < full; i += LANES) {
             vf x = load_run(p, i, f16);
             unsigned b = lane_mask(TIES(x));
             if (b) return (uint32_t)(i + __builtin_ctz(b));
@@ -1040,7 +1055,12 @@ ALWAYS uint32_t argmax_run_f(const char *p, ptrdiff_t n, const int f16, int last
         float x = get_f(p, i, f16);
         if (nan ? x != x : x == bm) return (uint32_t)i;
     }
-    for (i = full - LANES; i >= 0; i -= LANES) {
+    for (i = full - 4 * LANES; i >= 0; i -= 4 * LANES) {
+        uint64_t b = 0;
+        for (int k = 0; k < 4; k++) b |= (uint64_t)lane_mask(TIES(load_run(p, i + k * LANES, f16))) << (k * LANES);
+        if (b) return (uint32_t)(i + 63 - __builtin_clzll(b));
+    }
+    for (i += 4 * LANES - LANES; i >= 0; i -= LANES) {
         vf x = load_run(p, i, f16);
         unsigned b = lane_mask(TIES(x));
         if (b) return (uint32_t)(i + 31 - __builtin_clz(b));
@@ -1110,6 +1130,7 @@ static void hardmax_c(const char *in, char *out, const rdims *R, const rctx *c) 
         }
     });
 }
+RED_RUN(hardmax)
 
 static void hardmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
                       const rctx *c) {
@@ -1621,16 +1642,20 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
 #ifndef PAIR_MAX
 #define PAIR_MAX 256 /* longer rows have independent work enough of their own */
 #endif
-static void log_softmax_c2(const char *in0, char *out0, const char *in1, char *out1, const rdims *R,
-                           const rctx *c) {
+static void log_softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R,
+                          const rctx *c) {
     int f16 = c->in_dtype == ODML_F16;
-    const char *ins[2] = {in0, in1};
-    char *outs[2] = {out0, out1};
-    if (is_row(R, c) && R->n[0] <= PAIR_MAX &&
-        (f16 ? log_softmax_rows(ins, outs, 1, R, 1) : log_softmax_rows(ins, outs, 1, R, 0)))
-        return;
-    log_softmax_c(in0, out0, R, c);
-    log_softmax_c(in1, out1, R, c);
+    ptrdiff_t g = 0;
+    if (is_row(R, c) && R->n[0] <= PAIR_MAX)
+        for (; g + 1 < count; g += 2) { /* in pairs */
+            const char *ins[2] = {in + g * gsi, in + (g + 1) * gsi};
+            char *outs[2] = {out + g * gso, out + (g + 1) * gso};
+            if (!(f16 ? log_softmax_rows(ins, outs, 1, R, 1) : log_softmax_rows(ins, outs, 1, R, 0))) {
+                log_softmax_c(ins[0], outs[0], R, c);
+                log_softmax_c(ins[1], outs[1], R, c);
+            }
+        }
+    for (; g < count; g++) log_softmax_c(in + g * gsi, out + g * gso, R, c);
 }
 
 static void log_softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
@@ -1680,7 +1705,8 @@ static const char *at_flat(const char *in, const rdims *R, uint32_t flat) {
                                  const rdims *R, const rctx *c) {                                               \
         vu id = NAME##_argmax_strip(in, lsi, nl, R, c->last);                                                   \
         for (int l = 0; l < nl; l++) memcpy(out + l * lso, at_flat(in + l * lsi, R, id[l]), (size_t)c->isize); \
-    }
+    }                                                                                                           \
+    RED_RUN(NAME##_extreme)
 
 /* ---- SOFTMAX: exp(x - max) / sum(exp(x - max)), all in double as the float64 reference, rounded once to float32
  * (float16: via float32). The maximum is the element ARGMAX selects (a NaN, if any). exp runs in double
@@ -1871,6 +1897,7 @@ static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) 
         }
     });
 }
+RED_RUN(softmax)
 
 static void softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
                       const rctx *c) {
@@ -1917,7 +1944,7 @@ static uint16_t f64_to_f16(double d) {
     return f32_to_f16(f);
 }
 
-static void store_double(char *p, int f16, double d) {
+ALWAYS void store_double(char *p, int f16, double d) {
     if (d != d) d = NAN; /* the default quiet NaN, as the reference: which NaN a sum carries depends on its order */
     if (f16) {
         uint16_t h = f64_to_f16(d);
@@ -2025,6 +2052,14 @@ ALWAYS void fsum_strip(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, 
 /* Every (type, function) pair as a red_contig/red_strip pair. */
 #define RED_FN(ID, CALL_C, CALL_S)                                                                              \
     static void ID##_c(const char *in, char *out, const rdims *R, const rctx *c) { CALL_C; }                    \
+    static void ID##_r(const char *in0, ptrdiff_t gsi, char *out0, ptrdiff_t gso, ptrdiff_t count,              \
+                       const rdims *R, const rctx *c) { /* (RED_RUN with CALL_C inline) */                     \
+        for (ptrdiff_t g = 0; g < count; g++) {                                                                 \
+            const char *in = in0 + g * gsi;                                                                     \
+            char *out = out0 + g * gso;                                                                         \
+            CALL_C;                                                                                             \
+        }                                                                                                       \
+    }                                                                                                           \
     static void ID##_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,         \
                        const rctx *c) {                                                                         \
         CALL_S;                                                                                                 \
@@ -2070,10 +2105,11 @@ static void fextreme_c(const char *in, char *out, const rdims *R, const rctx *c)
         memcpy(out, &v, 4);
     }
 }
+RED_RUN(fextreme)
 
 /* The kernels of this block (0), or -1 when op is not one of them or does not take in_dtype. */
-static int red_pick_red(int op, int in_dtype, red_contig *c, red_strip *s) {
-#define PICK(ID) return *c = ID##_c, *s = ID##_s, 0
+static int red_pick_red(int op, int in_dtype, red_contig *c, red_run *r, red_strip *s) {
+#define PICK(ID) return *c = ID##_c, *r = ID##_r, *s = ID##_s, 0
     int f = in_dtype == ODML_F32 || in_dtype == ODML_F16;
     switch (op) {
     case ODML_OP_SOFTMAX: if (f) PICK(softmax); return -1;
@@ -2081,7 +2117,7 @@ static int red_pick_red(int op, int in_dtype, red_contig *c, red_strip *s) {
     case ODML_OP_L2: if (f) PICK(fl2); return -1;
     case ODML_OP_LOG_SUM: if (f) PICK(flog_sum); return -1;
     case ODML_OP_MAX:
-        if (f) return *c = fextreme_c, *s = in_dtype == ODML_F32 ? f32_extreme_s : f16_extreme_s, 0;
+        if (f) return *c = fextreme_c, *r = fextreme_r, *s = in_dtype == ODML_F32 ? f32_extreme_s : f16_extreme_s, 0;
         switch (in_dtype) {
 #define EXTREME_CASE(NAME, T, W, DT) case DT: PICK(NAME##_extreme);
             RED_ALL_TYPES(EXTREME_CASE)
@@ -2119,7 +2155,7 @@ typedef struct {
     char *out;
     rctx c;
     red_contig contig;
-    red_pair pair;
+    red_run run;
     red_strip strip;
 } red_plan;
 
@@ -2139,9 +2175,10 @@ static void red_task(void *ctx, ptrdiff_t begin, ptrdiff_t end) {
     const int last = P->nk - 1;
     for (ptrdiff_t item = begin; item < end; item++) {
         if (!P->nstrips) {
-            if (P->pair && item + 1 < end && last >= 0 && idx[last] + 1 < P->kn[last]) { /* the next group too */
-                P->pair(in, out, in + P->ksi[last], out + P->kso[last], &P->R, &c);
-                in += P->ksi[last], out += P->kso[last], idx[last]++, item++;
+            if (P->run && last >= 0) { /* the groups up to the end of the task or of the last kept dimension */
+                ptrdiff_t g = P->kn[last] - idx[last] < end - item ? P->kn[last] - idx[last] : end - item;
+                P->run(in, P->ksi[last], out, P->kso[last], g, &P->R, &c);
+                in += (g - 1) * P->ksi[last], out += (g - 1) * P->kso[last], idx[last] += g - 1, item += g - 1;
             } else {
                 P->contig(in, out, &P->R, &c);
             }
@@ -2163,8 +2200,8 @@ static void red_task(void *ctx, ptrdiff_t begin, ptrdiff_t end) {
     free(c.scratch);
 }
 
-static int red_pick(int op, int in_dtype, red_contig *c, red_strip *s) {
-    if (!red_pick_red(op, in_dtype, c, s)) return 0;
+static int red_pick(int op, int in_dtype, red_contig *c, red_run *r, red_strip *s) {
+    if (!red_pick_red(op, in_dtype, c, r, s)) return 0;
     if (op == ODML_OP_ARGMAX) {
         switch (in_dtype) {
 #define ARGMAX_CASE(NAME, DT) case DT: *c = NAME##_argmax_c; *s = NAME##_argmax_s; return 0;
@@ -2177,8 +2214,8 @@ static int red_pick(int op, int in_dtype, red_contig *c, red_strip *s) {
         return -1;
     }
     if (in_dtype != ODML_F32 && in_dtype != ODML_F16) return -1;
-    if (op == ODML_OP_HARDMAX) { *c = hardmax_c; *s = hardmax_s; return 0; }
-    if (op == ODML_OP_LOG_SOFTMAX) { *c = log_softmax_c; *s = log_softmax_s; return 0; }
+    if (op == ODML_OP_HARDMAX) { *c = hardmax_c; *r = hardmax_r; *s = hardmax_s; return 0; }
+    if (op == ODML_OP_LOG_SOFTMAX) { *c = log_softmax_c; *r = log_softmax_r; *s = log_softmax_s; return 0; }
     return -1;
 }
 
@@ -2186,8 +2223,7 @@ static int reduce(int op, const odml_array *in, const odml_array *out, const odm
     red_plan P = {.in = in->data, .out = out->data};
     P.c = (rctx){.in_dtype = in->dtype, .out_dtype = out->dtype, .isize = in->itemsize, .osize = out->itemsize,
                  .last = prm->flags & (ODML_LAST | ODML_MIN)};
-    if (red_pick(op, in->dtype, &P.contig, &P.strip)) return -1;
-    if (P.contig == log_softmax_c) P.pair = log_softmax_c2;
+    if (red_pick(op, in->dtype, &P.contig, &P.run, &P.strip)) return -1;
     int full = ODML_FULL_OUTPUT(op);
     int lane = -1, nk = 0;
     ptrdiff_t kn[ODML_MAXDIM], ksi[ODML_MAXDIM], kso[ODML_MAXDIM];

@@ -814,11 +814,21 @@ typedef void (*red_contig)(const char *in, char *out, const rdims *R, const rctx
  * in one call. */
 typedef void (*red_run)(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R,
                         const rctx *c);
+/* Groups side by side whose runs lie far apart (a reduction over a far axis and a near one, as (0, 2)) go
+ * GROUP_BLOCK at a time, run by run: memory is then read in pieces of GROUP_BLOCK runs laid end to end, where
+ * one group at a time would read one run from each of many far pages (too many streams for the hardware to
+ * fetch, sharing cache sets besides). far_adjacent: the groups' runs (packed, more than one a group) tile. */
+#define GROUP_BLOCK 16
+static int far_adjacent(const rdims *R, ptrdiff_t gsi, const rctx *c) {
+    return R->nd >= 2 && R->si[R->nd - 1] == c->isize && gsi == R->n[R->nd - 1] * c->isize;
+}
+
 /* ID##_r: the run of groups as a loop over the red_contig ID##_c (no per-group trip through the engine). */
+#define RUN_LOOP(ID) for (ptrdiff_t g = 0; g < count; g++) ID##_c(in + g * gsi, out + g * gso, R, c)
 #define RED_RUN(ID)                                                                                             \
     static void ID##_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R, \
                        const rctx *c) {                                                                         \
-        for (ptrdiff_t g = 0; g < count; g++) ID##_c(in + g * gsi, out + g * gso, R, c);                        \
+        RUN_LOOP(ID);                                                                                           \
     }
 typedef void (*red_strip)(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
                           const rctx *c);
@@ -1357,19 +1367,23 @@ ALWAYS void scan_run(const char *pi, ptrdiff_t n, ptrdiff_t s, const int f16, co
     }
 }
 
-static void group_max_min(const char *in, const rdims *R, int f16, float *max, float *min) {
-    vf mv = splatf(-INFINITY), mv2 = mv, mn = splatf(INFINITY), mn2 = mn;
-    vi odd = {0};
-    if (R->nd == 1 && R->si[0] == (f16 ? 2 : 4)) { /* one contiguous run: its own loops, f16 a constant */
-        if (f16) scan_run(in, R->n[0], 2, 1, R, 0, &mv, &mv2, &mn, &mn2, &odd);
-        else scan_run(in, R->n[0], 4, 0, R, 0, &mv, &mv2, &mn, &mn2, &odd);
-    } else {
-        FOR_RUNS(R, in, NULL, pi, po, flat, {
-            scan_run(pi, R->n[R->nd - 1], R->si[R->nd - 1], f16, R, 1, &mv, &mv2, &mn, &mn2, &odd);
-        });
-    }
-    float m = hmaxf(vmax(mv, mv2)), low = hminf(vmin(mn, mn2));
-    if (ANY(odd)) { /* a NaN or an infinity: the NaN-aware scan */
+/* The running state of the scan: two chains of maxima and of minima, and the NaN/infinity flag. */
+typedef struct {
+    vf mv, mv2, mn, mn2;
+    vi odd;
+} scan_state;
+#define SCAN_START {splatf(-INFINITY), splatf(-INFINITY), splatf(INFINITY), splatf(INFINITY), {0}}
+
+ALWAYS void scan_far_run(const char *pi, const rdims *R, int f16, scan_state *t) {
+    scan_state u = *t; /* (locals: registers) */
+    scan_run(pi, R->n[R->nd - 1], R->si[R->nd - 1], f16, R, 1, &u.mv, &u.mv2, &u.mn, &u.mn2, &u.odd);
+    *t = u;
+}
+
+/* The group's maximum (NaN if it holds one) and minimum from its scan state. */
+ALWAYS void scan_finish(const char *in, const rdims *R, int f16, const scan_state *t, float *max, float *min) {
+    float m = hmaxf(vmax(t->mv, t->mv2)), low = hminf(vmin(t->mn, t->mn2));
+    if (ANY(t->odd)) { /* a NaN or an infinity: the NaN-aware scan */
         vf mx = splatf(-INFINITY);
         FOR_RUNS(R, in, NULL, pi, po, flat, {
             ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
@@ -1380,6 +1394,17 @@ static void group_max_min(const char *in, const rdims *R, int f16, float *max, f
         for (int l = 1; l < LANES; l++) m = (mx[l] > m || mx[l] != mx[l]) ? mx[l] : m;
     }
     *max = m, *min = low;
+}
+
+static void group_max_min(const char *in, const rdims *R, int f16, float *max, float *min) {
+    scan_state t = SCAN_START;
+    if (R->nd == 1 && R->si[0] == (f16 ? 2 : 4)) { /* one contiguous run: its own loops, f16 a constant */
+        if (f16) scan_run(in, R->n[0], 2, 1, R, 0, &t.mv, &t.mv2, &t.mn, &t.mn2, &t.odd);
+        else scan_run(in, R->n[0], 4, 0, R, 0, &t.mv, &t.mv2, &t.mn, &t.mn2, &t.odd);
+    } else {
+        FOR_RUNS(R, in, NULL, pi, po, flat, scan_far_run(pi, R, f16, &t));
+    }
+    scan_finish(in, R, f16, &t, max, min);
 }
 
 /* The same for a strip of nl groups side by side (lane l: group l; lanes past nl read 0). */
@@ -1982,6 +2007,27 @@ ALWAYS double fsum_row(const char *in, ptrdiff_t n, const int f16, const int ter
     return hsum_dh((a + b) + (d + e));
 }
 
+/* A group's float sums in double: two chains of vector pairs. */
+typedef struct {
+    vdh a, b, d, e;
+} fsums;
+#define FSUMS_ZERO {{0}, {0}, {0}, {0}}
+ALWAYS double fsums_total(const fsums *t) { return hsum_dh((t->a + t->b) + (t->d + t->e)); }
+
+/* One run (at pi, the last of R's dimensions) into a group's sums. */
+ALWAYS void fsum_run(const char *pi, const rdims *R, int f16, const int term, fsums *t) {
+    ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], i = 0;
+    vdh a = t->a, b = t->b, d = t->d, e = t->e;
+    for (; i + 2 * LANES <= n; i += 2 * LANES) {
+        PREFETCH_NEXT_RUN(R, pi + i * s);
+        if (!f16) PREFETCH_NEXT_RUN(R, pi + (i + LANES) * s);
+        add_fterms(lanes_f(pi + i * s, s, LANES, f16, 0), term, &a, &b);
+        add_fterms(lanes_f(pi + (i + LANES) * s, s, LANES, f16, 0), term, &d, &e);
+    }
+    for (; i < n; i += LANES) add_fterms(lanes_f(pi + i * s, s, n - i < LANES ? n - i : LANES, f16, 0), term, &a, &b);
+    t->a = a, t->b = b, t->d = d, t->e = e;
+}
+
 ALWAYS void fsum_group(const char *in, char *out, const rdims *R, const rctx *c, const int term, const int post) {
     int f16 = c->in_dtype == ODML_F16;
     if (R->nd == 1 && R->si[0] == c->isize) {
@@ -1989,19 +2035,28 @@ ALWAYS void fsum_group(const char *in, char *out, const rdims *R, const rctx *c,
         store_double(out, f16, finish(sum, post, R));
         return;
     }
-    vdh a = {0}, b = {0}, d = {0}, e = {0};
-    FOR_RUNS(R, in, NULL, pi, po, flat, {
-        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], i = 0;
-        for (; i + 2 * LANES <= n; i += 2 * LANES) {
-            PREFETCH_NEXT_RUN(R, pi + i * s);
-            if (!f16) PREFETCH_NEXT_RUN(R, pi + (i + LANES) * s);
-            add_fterms(lanes_f(pi + i * s, s, LANES, f16, 0), term, &a, &b);
-            add_fterms(lanes_f(pi + (i + LANES) * s, s, LANES, f16, 0), term, &d, &e);
-        }
-        for (; i < n; i += LANES) add_fterms(lanes_f(pi + i * s, s, n - i < LANES ? n - i : LANES, f16, 0), term, &a, &b);
-    });
-    double sum = hsum_dh((a + b) + (d + e));
-    store_double(out, f16, finish(sum, post, R));
+    fsums t = FSUMS_ZERO;
+    FOR_RUNS(R, in, NULL, pi, po, flat, fsum_run(pi, R, f16, term, &t));
+    store_double(out, f16, finish(fsums_total(&t), post, R));
+}
+
+/* Far runs of adjacent groups (see GROUP_BLOCK); each group's terms in fsum_group's order: the same bits. */
+ALWAYS void fsum_groups(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R,
+                        const rctx *c, const int term, const int post) {
+    int f16 = c->in_dtype == ODML_F16;
+    if (!far_adjacent(R, gsi, c)) {
+        for (ptrdiff_t g = 0; g < count; g++) fsum_group(in + g * gsi, out + g * gso, R, c, term, post);
+        return;
+    }
+    for (ptrdiff_t g0 = 0; g0 < count; g0 += GROUP_BLOCK) {
+        int gb = count - g0 < GROUP_BLOCK ? (int)(count - g0) : GROUP_BLOCK;
+        fsums t[GROUP_BLOCK];
+        for (int g = 0; g < gb; g++) t[g] = (fsums)FSUMS_ZERO;
+        FOR_RUNS(R, in + g0 * gsi, NULL, pi, po, flat, {
+            for (int g = 0; g < gb; g++) fsum_run(pi + g * gsi, R, f16, term, &t[g]);
+        });
+        for (int g = 0; g < gb; g++) store_double(out + (g0 + g) * gso, f16, finish(fsums_total(&t[g]), post, R));
+    }
 }
 
 ALWAYS void fsum_strip(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R, const rctx *c,
@@ -2050,22 +2105,19 @@ ALWAYS void fsum_strip(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, 
     }
 
 /* Every (type, function) pair as a red_contig/red_strip pair. */
-#define RED_FN(ID, CALL_C, CALL_S)                                                                              \
+#define RED_FN(ID, CALL_C, CALL_R, CALL_S)                                                                      \
     static void ID##_c(const char *in, char *out, const rdims *R, const rctx *c) { CALL_C; }                    \
-    static void ID##_r(const char *in0, ptrdiff_t gsi, char *out0, ptrdiff_t gso, ptrdiff_t count,              \
-                       const rdims *R, const rctx *c) { /* (RED_RUN with CALL_C inline) */                     \
-        for (ptrdiff_t g = 0; g < count; g++) {                                                                 \
-            const char *in = in0 + g * gsi;                                                                     \
-            char *out = out0 + g * gso;                                                                         \
-            CALL_C;                                                                                             \
-        }                                                                                                       \
+    static void ID##_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count,                \
+                       const rdims *R, const rctx *c) {                                                         \
+        CALL_R;                                                                                                 \
     }                                                                                                           \
     static void ID##_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,         \
                        const rctx *c) {                                                                         \
         CALL_S;                                                                                                 \
     }
 #define FSUM_FN(ID, TERM, POST)                                                                                 \
-    RED_FN(ID, fsum_group(in, out, R, c, TERM, POST), fsum_strip(in, lsi, out, lso, nl, R, c, TERM, POST))
+    RED_FN(ID, fsum_group(in, out, R, c, TERM, POST), fsum_groups(in, gsi, out, gso, count, R, c, TERM, POST),   \
+           fsum_strip(in, lsi, out, lso, nl, R, c, TERM, POST))
 FSUM_FN(fsum, T_SUM, P_NONE)
 FSUM_FN(fsquare, T_SQUARE, P_NONE)
 FSUM_FN(fl1, T_ABS, P_NONE)
@@ -2079,10 +2131,12 @@ FSUM_FN(flog_sum, T_SUM, P_LOG)
     X(u32, uint32_t, uint64_t, ODML_U32) X(u64, uint64_t, uint64_t, ODML_U64)
 #define ISUM_DEFINE(NAME, T, W, DT)                                                                             \
     ISUM_T(NAME, T, W)                                                                                          \
-    RED_FN(NAME##_sum, NAME##_isum_c(in, out, R, c, T_SUM), NAME##_isum_s(in, lsi, out, lso, nl, R, c, T_SUM))  \
-    RED_FN(NAME##_square, NAME##_isum_c(in, out, R, c, T_SQUARE),                                               \
+    RED_FN(NAME##_sum, NAME##_isum_c(in, out, R, c, T_SUM), RUN_LOOP(NAME##_sum),                               \
+           NAME##_isum_s(in, lsi, out, lso, nl, R, c, T_SUM))                                                   \
+    RED_FN(NAME##_square, NAME##_isum_c(in, out, R, c, T_SQUARE), RUN_LOOP(NAME##_square),                      \
            NAME##_isum_s(in, lsi, out, lso, nl, R, c, T_SQUARE))                                                \
-    RED_FN(NAME##_l1, NAME##_isum_c(in, out, R, c, T_ABS), NAME##_isum_s(in, lsi, out, lso, nl, R, c, T_ABS))
+    RED_FN(NAME##_l1, NAME##_isum_c(in, out, R, c, T_ABS), RUN_LOOP(NAME##_l1),                                 \
+           NAME##_isum_s(in, lsi, out, lso, nl, R, c, T_ABS))
 RED_INT_TYPES(ISUM_DEFINE)
 
 #define RED_ALL_TYPES(X) X(f32, float, float, ODML_F32) X(f16, uint16_t, float, ODML_F16) RED_INT_TYPES(X)
@@ -2091,10 +2145,9 @@ RED_ALL_TYPES(EXTREME_DEFINE)
 
 /* Float MAX/MIN: the max-min scan, then the value itself; a group holding a NaN, or whose result is a zero
  * (+0 or -0: the first one decides), takes the element ARGMAX/ARGMIN selects, bits and all. */
-static void fextreme_c(const char *in, char *out, const rdims *R, const rctx *c) {
+/* MAX/MIN's output from the group's maximum and minimum. */
+ALWAYS void fextreme_put(const char *in, char *out, const rdims *R, const rctx *c, float top, float low) {
     int f16 = c->in_dtype == ODML_F16;
-    float top, low;
-    group_max_min(in, R, f16, &top, &low);
     float v = c->last & ODML_MIN ? low : top;
     if (top != top || v == 0.0f) {
         (f16 ? f16_extreme_c : f32_extreme_c)(in, out, R, c);
@@ -2105,7 +2158,35 @@ static void fextreme_c(const char *in, char *out, const rdims *R, const rctx *c)
         memcpy(out, &v, 4);
     }
 }
-RED_RUN(fextreme)
+
+static void fextreme_c(const char *in, char *out, const rdims *R, const rctx *c) {
+    float top, low;
+    group_max_min(in, R, c->in_dtype == ODML_F16, &top, &low);
+    fextreme_put(in, out, R, c, top, low);
+}
+
+/* Far runs of adjacent groups (see GROUP_BLOCK). */
+static void fextreme_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R,
+                       const rctx *c) {
+    int f16 = c->in_dtype == ODML_F16;
+    if (!far_adjacent(R, gsi, c)) {
+        RUN_LOOP(fextreme);
+        return;
+    }
+    for (ptrdiff_t g0 = 0; g0 < count; g0 += GROUP_BLOCK) {
+        int gb = count - g0 < GROUP_BLOCK ? (int)(count - g0) : GROUP_BLOCK;
+        scan_state t[GROUP_BLOCK];
+        for (int g = 0; g < gb; g++) t[g] = (scan_state)SCAN_START;
+        FOR_RUNS(R, in + g0 * gsi, NULL, pi, po, flat, {
+            for (int g = 0; g < gb; g++) scan_far_run(pi + g * gsi, R, f16, &t[g]);
+        });
+        for (int g = 0; g < gb; g++) {
+            float top, low;
+            scan_finish(in + (g0 + g) * gsi, R, f16, &t[g], &top, &low);
+            fextreme_put(in + (g0 + g) * gsi, out + (g0 + g) * gso, R, c, top, low);
+        }
+    }
+}
 
 /* The kernels of this block (0), or -1 when op is not one of them or does not take in_dtype. */
 static int red_pick_red(int op, int in_dtype, red_contig *c, red_run *r, red_strip *s) {

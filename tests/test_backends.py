@@ -464,6 +464,31 @@ def test_threads_are_bit_identical(op, sizes, axes, threads, isa):
         assert np.array_equal(results[0].view(np.uint8), reference.view(np.uint8))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.uint32, np.int64])
+def test_far_runs_of_adjacent_groups(dtype, isa, threads):
+    """A far axis reduced with the contiguous one ((0, 2)): the kernels take 16 adjacent groups at a time, run by
+    run. Group counts around the block (15, 16, 17, 37), ties, NaN, both directions, 1 and 2 threads (a task may
+    end inside a block): bit for bit as the reference kernels."""
+    rng = np.random.default_rng([np.dtype(dtype).itemsize, len(isa)])
+    f, dirs = functional, (dml.AxisDirection.INCREASING, dml.AxisDirection.DECREASING)
+    for middle in (15, 16, 17, 37):
+        x = rng.integers(-3, 4, (5, middle, 23)).astype(dtype)  # small values: ties in every group
+        if np.dtype(dtype).kind == "f":
+            x[rng.random(x.shape) < 0.02] = np.nan
+        calls = [lambda d, a=a: f.argmax(x, (0, 2), a, device=d) for a in dirs]
+        calls += [lambda d, a=a: f.argmin(x, (0, 2), a, device=d) for a in dirs]
+        calls += [lambda d, fn=fn: f.reduce(x, fn, (0, 2), device=d) for fn in (RF.MAX, RF.MIN, RF.SUM, RF.L1)]
+        if np.dtype(dtype).kind == "f":
+            calls += [lambda d: f.activation_hardmax1(x, (0, 2), device=d)]
+            calls += [lambda d, fn=fn: f.reduce(x, fn, (0, 2), device=d) for fn in (RF.SUM_SQUARE, RF.AVERAGE)]
+        for call in calls:
+            want = call(REFERENCE)
+            for n in (1, 2):
+                threads(n)
+                got = call(COMPILED)
+                assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (middle, n, got, want)
+
+
 def test_every_rank_and_axes_subset_argmax(isa):
     """Ranks 1-8, every axes subset of small shapes, both directions, ties everywhere."""
     rng = np.random.default_rng(5)

@@ -909,53 +909,80 @@ static void store_index(char *p, int dtype, uint32_t v) {
         vu tu = (vu)__builtin_convertvector(t, vi);                                                             \
         *id = (at & tu) | (*id & ~tu);                                                                          \
     }                                                                                                           \
-    static uint32_t NAME##_argmax_contig(const char *in, const rdims *R, int last) {                            \
-        T t0;                                                                                                   \
-        memcpy(&t0, in, sizeof t0);                                                                             \
-        C bm = (C)CONV(t0);                                                                                     \
-        uint32_t bi = 0;                                                                                        \
-        NAME##_v ms[CHAINS];                                                                                    \
-        vu ids[CHAINS];                                                                                         \
-        for (int k = 0; k < CHAINS; k++) ms[k] = (NAME##_v){0} + bm, ids[k] = (vu){0};                          \
-        FOR_RUNS(R, in, NULL, pi, po, flat, {                                                                   \
-            ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], i = 0;                                         \
-            if (s == sizeof(T)) {                                                                               \
-                /* independent running states: one compare-select chain is latency bound */                    \
-                for (; i + CHAINS * LANES <= n; i += CHAINS * LANES)                                            \
-                    for (int k = 0; k < CHAINS; k++) {                                                          \
-                        PREFETCH_NEXT_RUN(R, pi + (i + k * LANES) * (ptrdiff_t)sizeof(T));                      \
-                        NAME##_update(LOAD16(NAME##_v, pi + (i + k * LANES) * (ptrdiff_t)sizeof(T)),            \
-                                      IOTA + (flat + (uint32_t)(i + k * LANES)), last, &ms[k], &ids[k]);        \
-                    }                                                                                           \
-                for (; i + LANES <= n; i += LANES)                                                              \
-                    NAME##_update(LOAD16(NAME##_v, pi + i * (ptrdiff_t)sizeof(T)), IOTA + (flat + (uint32_t)i), \
-                                  last, &ms[0], &ids[0]);                                                       \
-            }                                                                                                   \
-            for (; i < n; i++) {                                                                                \
-                T t;                                                                                            \
-                memcpy(&t, pi + i * s, sizeof t);                                                               \
-                C x = (C)CONV(t);                                                                               \
-                if (BEATS_##KIND(x, bm, last)) { bm = x; bi = flat + (uint32_t)i; }                             \
-            }                                                                                                   \
-        });                                                                                                     \
-        NAME##_v m = ms[0];                                                                                     \
-        vu id = ids[0];                                                                                         \
-        for (int k = 1; k < CHAINS; k++) { /* merge the states lane by lane: better value, then index order */  \
-            NAME##_m t2 = BEATS_##KIND(ms[k], m, last & ODML_MIN) |                                             \
-                          (TIED_##KIND(ms[k], m) &                                                              \
-                           __builtin_convertvector(last & ODML_LAST ? ids[k] > id : ids[k] < id, NAME##_m));    \
-            m = (NAME##_v)(((NAME##_m)ms[k] & t2) | ((NAME##_m)m & ~t2));                                       \
-            vu t2u = (vu)__builtin_convertvector(t2, vi);                                                       \
-            id = (ids[k] & t2u) | (id & ~t2u);                                                                  \
-        }                                                                                                       \
-        for (int l = 0; l < LANES; l++)                                                                         \
-            if (BEATS_##KIND(m[l], bm, last & ODML_MIN) ||                                                      \
-                (TIED_##KIND(m[l], bm) && (last & ODML_LAST ? id[l] > bi : id[l] < bi))) {                      \
-                bm = m[l];                                                                                      \
-                bi = id[l];                                                                                     \
-            }                                                                                                   \
-        return bi;                                                                                              \
-    }                                                                                                           \
+    /* The running state: CHAINS independent (max, index) vectors (one compare-select chain is latency                 \
+     * bound) and the best of the scalar tails. */                                                                     \
+    typedef struct {                                                                                                   \
+        NAME##_v ms[CHAINS];                                                                                           \
+        vu ids[CHAINS];                                                                                                \
+        C bm;                                                                                                          \
+        uint32_t bi;                                                                                                   \
+    } NAME##_amax;                                                                                                     \
+    ALWAYS void NAME##_amax_start(const char *in, NAME##_amax *t) { /* (from the group's first element) */             \
+        T t0;                                                                                                          \
+        memcpy(&t0, in, sizeof t0);                                                                                    \
+        t->bm = (C)CONV(t0), t->bi = 0;                                                                                \
+        for (int k = 0; k < CHAINS; k++) t->ms[k] = (NAME##_v){0} + t->bm, t->ids[k] = (vu){0};                        \
+    }                                                                                                                  \
+    /* One run (at pi; its first element is the group's element `flat`) into the state. */                             \
+    ALWAYS void NAME##_amax_run(const char *pi, uint32_t flat, const rdims *R, int last, NAME##_amax *state) {         \
+        NAME##_amax t = *state; /* (locals: registers) */                                                              \
+        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], i = 0;                                                    \
+        if (s == sizeof(T)) {                                                                                          \
+            for (; i + CHAINS * LANES <= n; i += CHAINS * LANES)                                                       \
+                for (int k = 0; k < CHAINS; k++) {                                                                     \
+                    PREFETCH_NEXT_RUN(R, pi + (i + k * LANES) * (ptrdiff_t)sizeof(T));                                 \
+                    NAME##_update(LOAD16(NAME##_v, pi + (i + k * LANES) * (ptrdiff_t)sizeof(T)),                       \
+                                  IOTA + (flat + (uint32_t)(i + k * LANES)), last, &t.ms[k], &t.ids[k]);               \
+                }                                                                                                      \
+            for (; i + LANES <= n; i += LANES)                                                                         \
+                NAME##_update(LOAD16(NAME##_v, pi + i * (ptrdiff_t)sizeof(T)), IOTA + (flat + (uint32_t)i), last,      \
+                              &t.ms[0], &t.ids[0]);                                                                    \
+        }                                                                                                              \
+        for (; i < n; i++) {                                                                                           \
+            T v;                                                                                                       \
+            memcpy(&v, pi + i * s, sizeof v);                                                                          \
+            C x = (C)CONV(v);                                                                                          \
+            if (BEATS_##KIND(x, t.bm, last)) t.bm = x, t.bi = flat + (uint32_t)i;                                      \
+        }                                                                                                              \
+        *state = t;                                                                                                    \
+    }                                                                                                                  \
+    ALWAYS uint32_t NAME##_amax_finish(const NAME##_amax *t, int last) {                                               \
+        NAME##_v m = t->ms[0];                                                                                         \
+        vu id = t->ids[0];                                                                                             \
+        C bm = t->bm;                                                                                                  \
+        uint32_t bi = t->bi;                                                                                           \
+        for (int k = 1; k < CHAINS; k++) { /* merge the states lane by lane: better value, then index order */         \
+            NAME##_m t2 = BEATS_##KIND(t->ms[k], m, last & ODML_MIN) |                                                 \
+                          (TIED_##KIND(t->ms[k], m) &                                                                  \
+                           __builtin_convertvector(last & ODML_LAST ? t->ids[k] > id : t->ids[k] < id, NAME##_m));     \
+            m = (NAME##_v)(((NAME##_m)t->ms[k] & t2) | ((NAME##_m)m & ~t2));                                           \
+            vu t2u = (vu)__builtin_convertvector(t2, vi);                                                              \
+            id = (t->ids[k] & t2u) | (id & ~t2u);                                                                      \
+        }                                                                                                              \
+        for (int l = 0; l < LANES; l++)                                                                                \
+            if (BEATS_##KIND(m[l], bm, last & ODML_MIN) ||                                                             \
+                (TIED_##KIND(m[l], bm) && (last & ODML_LAST ? id[l] > bi : id[l] < bi))) {                             \
+                bm = m[l];                                                                                             \
+                bi = id[l];                                                                                            \
+            }                                                                                                          \
+        return bi;                                                                                                     \
+    }                                                                                                                  \
+    static uint32_t NAME##_argmax_contig(const char *in, const rdims *R, int last) {                                   \
+        NAME##_amax t;                                                                                                 \
+        NAME##_amax_start(in, &t);                                                                                     \
+        FOR_RUNS(R, in, NULL, pi, po, flat, NAME##_amax_run(pi, flat, R, last, &t));                                   \
+        return NAME##_amax_finish(&t, last);                                                                           \
+    }                                                                                                                  \
+    /* The indices of gb <= GROUP_BLOCK adjacent groups with far runs (see GROUP_BLOCK), run by run. */                \
+    __attribute__((unused)) static void NAME##_argmax_block(const char *in, ptrdiff_t gsi, int gb, const rdims *R,     \
+                                                            int last, uint32_t *at) {                                  \
+        NAME##_amax t[GROUP_BLOCK];                                                                                    \
+        for (int g = 0; g < gb; g++) NAME##_amax_start(in + g * gsi, &t[g]);                                           \
+        FOR_RUNS(R, in, NULL, pi, po, flat, {                                                                          \
+            for (int g = 0; g < gb; g++) NAME##_amax_run(pi + g * gsi, flat, R, last, &t[g]);                          \
+        });                                                                                                            \
+        for (int g = 0; g < gb; g++) at[g] = NAME##_amax_finish(&t[g], last);                                          \
+    }                                                                                                                  \
     static vu NAME##_argmax_strip(const char *in, ptrdiff_t lsi, int nl, const rdims *R, int last) {            \
         NAME##_v m = NAME##_lanes(in, lsi, nl);                                                                 \
         vu id = {0};                                                                                            \
@@ -969,6 +996,19 @@ static void store_index(char *p, int dtype, uint32_t v) {
     __attribute__((unused)) static void NAME##_argmax_c(const char *in, char *out, const rdims *R, const rctx *c) {\
         store_index(out, c->out_dtype, NAME##_argmax_contig(in, R, c->last));                                   \
     }                                                                                                           \
+    __attribute__((unused)) static void NAME##_argmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso,       \
+                                                        ptrdiff_t count, const rdims *R, const rctx *c) {              \
+        if (!far_adjacent(R, gsi, c)) {                                                                                \
+            RUN_LOOP(NAME##_argmax);                                                                                   \
+            return;                                                                                                    \
+        }                                                                                                              \
+        uint32_t at[GROUP_BLOCK];                                                                                      \
+        for (ptrdiff_t g0 = 0; g0 < count; g0 += GROUP_BLOCK) {                                                        \
+            int gb = count - g0 < GROUP_BLOCK ? (int)(count - g0) : GROUP_BLOCK;                                       \
+            NAME##_argmax_block(in + g0 * gsi, gsi, gb, R, c->last, at);                                               \
+            for (int g = 0; g < gb; g++) store_index(out + (g0 + g) * gso, c->out_dtype, at[g]);                       \
+        }                                                                                                              \
+    }                                                                                                                  \
     static void NAME##_argmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R, \
                                 const rctx *c) {                                                                \
         vu id = NAME##_argmax_strip(in, lsi, nl, R, c->last);                                                   \
@@ -1096,6 +1136,11 @@ static uint32_t argmax_f(const char *in, const rdims *R, int f16, int last) {
 static void argmax_f_c(const char *in, char *out, const rdims *R, const rctx *c) {
     store_index(out, c->out_dtype, argmax_f(in, R, c->in_dtype == ODML_F16, c->last));
 }
+static void argmax_f_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R,
+                       const rctx *c) {
+    if (far_adjacent(R, gsi, c)) (c->in_dtype == ODML_F16 ? f16_argmax_r : f32_argmax_r)(in, gsi, out, gso, count, R, c);
+    else RUN_LOOP(argmax_f);
+}
 
 /* ---- float lanes for HARDMAX and LOG_SOFTMAX (f32 or f16 storage, f32 compute) ---- */
 ALWAYS vf lanes_f(const char *p, ptrdiff_t s, ptrdiff_t nl, int f16, float pad) {
@@ -1121,6 +1166,15 @@ ALWAYS void put_lanes_f(char *p, ptrdiff_t s, ptrdiff_t nl, int f16, vf v) {
 }
 
 /* ---- HARDMAX: the first maximum's index (ARGMAX INCREASING), then 1 there and 0 elsewhere ---- */
+/* One output run of a HARDMAX group (its first element is the group's element `flat`): 1 at `at`, else 0. */
+ALWAYS void hardmax_fill(char *po, uint32_t flat, const rdims *R, int f16, uint32_t at) {
+    ptrdiff_t n = R->n[R->nd - 1], s = R->so[R->nd - 1];
+    for (ptrdiff_t i = 0; i < n; i += LANES) {
+        vi hot = IOTA + (flat + (uint32_t)i) == (vu){0} + at;
+        put_lanes_f(po + i * s, s, n - i < LANES ? n - i : LANES, f16, selectf(hot, splatf(1), splatf(0)));
+    }
+}
+
 static void hardmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
     int f16 = c->in_dtype == ODML_F16;
     uint32_t at = argmax_f(in, R, f16, 0);
@@ -1131,16 +1185,26 @@ static void hardmax_c(const char *in, char *out, const rdims *R, const rctx *c) 
         memcpy(out + (ptrdiff_t)at * c->osize, f16 ? (const void *)&one16 : (const void *)&one32, (size_t)c->osize);
         return;
     }
-    FOR_RUNS(R, out, out, pi, po, flat, {
-        ptrdiff_t n = R->n[R->nd - 1], s = R->so[R->nd - 1];
-        (void)pi;
-        for (ptrdiff_t i = 0; i < n; i += LANES) {
-            vi hot = IOTA + (flat + (uint32_t)i) == (vu){0} + at;
-            put_lanes_f(po + i * s, s, n - i < LANES ? n - i : LANES, f16, selectf(hot, splatf(1), splatf(0)));
-        }
-    });
+    FOR_RUNS(R, out, out, pi, po, flat, hardmax_fill(po, flat, R, f16, at));
 }
-RED_RUN(hardmax)
+
+/* Far runs of adjacent groups (see GROUP_BLOCK): the indices, then the outputs, run by run. */
+static void hardmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R,
+                      const rctx *c) {
+    int f16 = c->in_dtype == ODML_F16;
+    if (!far_adjacent(R, gsi, c) || R->so[R->nd - 1] != c->osize || gso != R->n[R->nd - 1] * c->osize) {
+        RUN_LOOP(hardmax);
+        return;
+    }
+    uint32_t at[GROUP_BLOCK];
+    for (ptrdiff_t g0 = 0; g0 < count; g0 += GROUP_BLOCK) {
+        int gb = count - g0 < GROUP_BLOCK ? (int)(count - g0) : GROUP_BLOCK;
+        (f16 ? f16_argmax_block : f32_argmax_block)(in + g0 * gsi, gsi, gb, R, 0, at);
+        FOR_RUNS(R, out + g0 * gso, out + g0 * gso, pi, po, flat, {
+            for (int g = 0; g < gb; g++) hardmax_fill(po + g * gso, flat, R, f16, at[g]);
+        });
+    }
+}
 
 static void hardmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
                       const rctx *c) {
@@ -2285,8 +2349,10 @@ static int red_pick(int op, int in_dtype, red_contig *c, red_run *r, red_strip *
     if (!red_pick_red(op, in_dtype, c, r, s)) return 0;
     if (op == ODML_OP_ARGMAX) {
         switch (in_dtype) {
-#define ARGMAX_CASE(NAME, DT) case DT: *c = NAME##_argmax_c; *s = NAME##_argmax_s; return 0;
-            case ODML_F32: case ODML_F16: *c = argmax_f_c; *s = in_dtype == ODML_F32 ? f32_argmax_s : f16_argmax_s; return 0;
+#define ARGMAX_CASE(NAME, DT) case DT: *c = NAME##_argmax_c; *r = NAME##_argmax_r; *s = NAME##_argmax_s; return 0;
+            case ODML_F32: case ODML_F16:
+                *c = argmax_f_c, *r = argmax_f_r, *s = in_dtype == ODML_F32 ? f32_argmax_s : f16_argmax_s;
+                return 0;
             ARGMAX_CASE(i8, ODML_I8)
             ARGMAX_CASE(i16, ODML_I16) ARGMAX_CASE(i32, ODML_I32) ARGMAX_CASE(i64, ODML_I64)
             ARGMAX_CASE(u8, ODML_U8) ARGMAX_CASE(u16, ODML_U16) ARGMAX_CASE(u32, ODML_U32)

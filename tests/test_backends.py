@@ -464,6 +464,31 @@ def test_threads_are_bit_identical(op, sizes, axes, threads, isa):
         assert np.array_equal(results[0].view(np.uint8), reference.view(np.uint8))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_long_rows_at_every_alignment(dtype, isa):
+    """Rows long enough that the max-min scan first loads a whole vector, then goes on from the first vector
+    boundary: every offset of the array (2-byte steps), the extreme in the head, inside, in the tail; a NaN or an
+    infinity in the head. MAX, MIN, ARGMAX both ways, ARGMIN and HARDMAX bit for bit as the reference kernels."""
+    rng = np.random.default_rng([np.dtype(dtype).itemsize, len(isa)])
+    n, item = 1500, np.dtype(dtype).itemsize
+    f, dirs = functional, (dml.AxisDirection.INCREASING, dml.AxisDirection.DECREASING)
+    for offset in range(0, 64, item):
+        buf = np.zeros(3 * n * item + 64, np.uint8)
+        x = buf[offset : offset + 3 * n * item].view(dtype).reshape(3, n)
+        x[...] = rng.standard_normal((3, n))
+        for row, at in zip(x, (rng.integers(0, 20), rng.integers(20, n - 20), rng.integers(n - 20, n))):
+            row[at] = 9.0
+            row[(at * 7) % n] = -9.0
+        if offset % 8 == 0:
+            x[0, rng.integers(0, 12)] = (np.nan, np.inf, -np.inf)[offset // 8 % 3]
+        calls = [lambda d, fn=fn: f.reduce(x, fn, (1,), device=d) for fn in (RF.MAX, RF.MIN)]
+        calls += [lambda d, a=a: f.argmax(x, (1,), a, device=d) for a in dirs]
+        calls += [lambda d: f.argmin(x, (1,), device=d), lambda d: f.activation_hardmax1(x, (1,), device=d)]
+        for call in calls:
+            got, want = call(COMPILED), call(REFERENCE)
+            assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (offset, got, want)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.uint32, np.int64])
 def test_far_runs_of_adjacent_groups(dtype, isa, threads):
     """A far axis reduced with the contiguous one ((0, 2)): the kernels take 16 adjacent groups at a time, run by

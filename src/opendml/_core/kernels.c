@@ -13,9 +13,12 @@
  * one contiguous run takes straight loops); otherwise LANES groups side by side along a contiguous kept
  * dimension form a strip whose running state stays
  * in registers while the far-strided reduced axes are walked ("strip"). Nothing is transposed or packed.
+ * An optional "run" function takes the consecutive contig groups along the innermost kept dimension in one
+ * call: short rows loop (or go in pairs) without a trip through the engine each, and groups whose runs lie far
+ * apart go 16 adjacent groups at a time, run by run (see GROUP_BLOCK), each group's order unchanged.
  * Each group is reduced by exactly one thread, in a fixed order: results never depend on the thread count.
- *   Add an operator: a `red_contig` and a `red_strip` function (see argmax/hardmax/log_softmax below) and a
- *   case in red_pick(). */
+ *   Add an operator: a `red_contig` and a `red_strip` function (see argmax/hardmax/log_softmax below), a
+ *   `red_run` if it pays (RED_RUN makes the plain loop), and a case in red_pick(). */
 #include <stdlib.h>
 
 #include "engine.h"
@@ -1412,7 +1415,16 @@ ALWAYS float hminf(vf v) {
 /* The fast scan of one run (n elements s bytes apart) into the running states; `far`: runs lie far apart. */
 ALWAYS void scan_run(const char *pi, ptrdiff_t n, ptrdiff_t s, const int f16, const rdims *R, const int far, vf *mv,
                      vf *mv2, vf *mn, vf *mn2, vi *odd) {
-    ptrdiff_t i = 0;
+    ptrdiff_t i = 0, e = f16 ? 2 : 4, head = (ptrdiff_t)(-(uintptr_t)pi & (uintptr_t)(LANES * e - 1)) / e;
+    if (s == e && n >= 64 * LANES && head && (uintptr_t)pi % (uintptr_t)e == 0) {
+        /* a long run loads from the first vector boundary on: a load across two cache lines costs two (NumPy's
+         * large arrays start 16 bytes past a page); its first vector is taken whole first (max and min do not
+         * mind the entries taken twice). (Short runs: the peel costs more than it saves.) */
+        vf a = lanes_f(pi, s, LANES, f16, 0);
+        *mv = vmax(a, *mv), *mn = vmin(a, *mn);
+        *odd |= (vi)(a - a);
+        i = head;
+    }
     for (; i + 2 * LANES <= n; i += 2 * LANES) { /* two chains */
         if (far) {
             PREFETCH_NEXT_RUN(R, pi + i * s);
@@ -1910,8 +1922,8 @@ ALWAYS vf fscaled(vf x, fscale c) { return scaled_d(x, c); }
  * terms in the scratch row and its outputs e * (1 / sum) in float32. Returns 0 when the general kernel must do
  * the row. */
 ALWAYS int softmax_row(const char *in, char *out, ptrdiff_t n, int f16, const rctx *c) {
-    float top, low, stack[SM_STACK + LANES], *keep = f16 ? scratch_row(n, stack, c) : (float *)(void *)out;
-    if (!keep || !row_range(in, n, f16, &top, &low)) return 0;
+    float top, low, stack[SM_STACK + LANES], *keep = f16 ? scratch_row(n, stack, c) : NULL;
+    if ((f16 && !keep) || !row_range(in, n, f16, &top, &low)) return 0;
     vf m = splatf(top);
     dsum sum = {0};
     fdsum sum16 = {0};

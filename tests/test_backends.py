@@ -481,11 +481,11 @@ def test_long_rows_at_every_alignment(dtype, isa):
             row[(at * 7) % n] = -9.0
         if offset % 8 == 0:
             x[0, rng.integers(0, 12)] = (np.nan, np.inf, -np.inf)[offset // 8 % 3]
-        calls = [lambda d, fn=fn: f.reduce(x, fn, (1,), device=d) for fn in (RF.MAX, RF.MIN)]
-        calls += [lambda d, a=a: f.argmax(x, (1,), a, device=d) for a in dirs]
-        calls += [lambda d: f.argmin(x, (1,), device=d), lambda d: f.activation_hardmax1(x, (1,), device=d)]
+        calls = [lambda v, d, fn=fn: f.reduce(v, fn, (1,), device=d) for fn in (RF.MAX, RF.MIN)]
+        calls += [lambda v, d, a=a: f.argmax(v, (1,), a, device=d) for a in dirs]
+        calls += [lambda v, d: f.argmin(v, (1,), device=d), lambda v, d: f.activation_hardmax1(v, (1,), device=d)]
         for call in calls:
-            got, want = call(COMPILED), call(REFERENCE)
+            got, want = call(x, COMPILED), call(x, REFERENCE)
             assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (offset, got, want)
 
 
@@ -500,17 +500,17 @@ def test_far_runs_of_adjacent_groups(dtype, isa, threads):
         x = rng.integers(-3, 4, (5, middle, 23)).astype(dtype)  # small values: ties in every group
         if np.dtype(dtype).kind == "f":
             x[rng.random(x.shape) < 0.02] = np.nan
-        calls = [lambda d, a=a: f.argmax(x, (0, 2), a, device=d) for a in dirs]
-        calls += [lambda d, a=a: f.argmin(x, (0, 2), a, device=d) for a in dirs]
-        calls += [lambda d, fn=fn: f.reduce(x, fn, (0, 2), device=d) for fn in (RF.MAX, RF.MIN, RF.SUM, RF.L1)]
+        calls = [lambda v, d, a=a: f.argmax(v, (0, 2), a, device=d) for a in dirs]
+        calls += [lambda v, d, a=a: f.argmin(v, (0, 2), a, device=d) for a in dirs]
+        calls += [lambda v, d, fn=fn: f.reduce(v, fn, (0, 2), device=d) for fn in (RF.MAX, RF.MIN, RF.SUM, RF.L1)]
         if np.dtype(dtype).kind == "f":
-            calls += [lambda d: f.activation_hardmax1(x, (0, 2), device=d)]
-            calls += [lambda d, fn=fn: f.reduce(x, fn, (0, 2), device=d) for fn in (RF.SUM_SQUARE, RF.AVERAGE)]
+            calls += [lambda v, d: f.activation_hardmax1(v, (0, 2), device=d)]
+            calls += [lambda v, d, fn=fn: f.reduce(v, fn, (0, 2), device=d) for fn in (RF.SUM_SQUARE, RF.AVERAGE)]
         for call in calls:
-            want = call(REFERENCE)
+            want = call(x, REFERENCE)
             for n in (1, 2):
                 threads(n)
-                got = call(COMPILED)
+                got = call(x, COMPILED)
                 assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (middle, n, got, want)
 
 

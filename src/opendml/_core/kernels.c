@@ -825,6 +825,10 @@ typedef void (*red_run)(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso,
 static int far_adjacent(const rdims *R, ptrdiff_t gsi, const rctx *c) {
     return R->nd >= 2 && R->si[R->nd - 1] == c->isize && gsi == R->n[R->nd - 1] * c->isize;
 }
+/* The blocks of count groups: the first group g0 of each and its size gb. */
+#define FOR_BLOCKS(count, g0, gb)                                                                               \
+    for (ptrdiff_t g0 = 0, gb = 0; g0 < (count) && (gb = (count) - g0 < GROUP_BLOCK ? (count) - g0 : GROUP_BLOCK); \
+         g0 += GROUP_BLOCK)
 
 /* ID##_r: the run of groups as a loop over the red_contig ID##_c (no per-group trip through the engine). */
 #define RUN_LOOP(ID) for (ptrdiff_t g = 0; g < count; g++) ID##_c(in + g * gsi, out + g * gso, R, c)
@@ -1006,9 +1010,8 @@ static void store_index(char *p, int dtype, uint32_t v) {
             return;                                                                                                    \
         }                                                                                                              \
         uint32_t at[GROUP_BLOCK];                                                                                      \
-        for (ptrdiff_t g0 = 0; g0 < count; g0 += GROUP_BLOCK) {                                                        \
-            int gb = count - g0 < GROUP_BLOCK ? (int)(count - g0) : GROUP_BLOCK;                                       \
-            NAME##_argmax_block(in + g0 * gsi, gsi, gb, R, c->last, at);                                               \
+        FOR_BLOCKS(count, g0, gb) {                                                                                    \
+            NAME##_argmax_block(in + g0 * gsi, gsi, (int)gb, R, c->last, at);                                          \
             for (int g = 0; g < gb; g++) store_index(out + (g0 + g) * gso, c->out_dtype, at[g]);                       \
         }                                                                                                              \
     }                                                                                                                  \
@@ -1188,7 +1191,10 @@ static void hardmax_c(const char *in, char *out, const rdims *R, const rctx *c) 
         memcpy(out + (ptrdiff_t)at * c->osize, f16 ? (const void *)&one16 : (const void *)&one32, (size_t)c->osize);
         return;
     }
-    FOR_RUNS(R, out, out, pi, po, flat, hardmax_fill(po, flat, R, f16, at));
+    FOR_RUNS(R, out, out, pi, po, flat, {
+        (void)pi;
+        hardmax_fill(po, flat, R, f16, at);
+    });
 }
 
 /* Far runs of adjacent groups (see GROUP_BLOCK): the indices, then the outputs, run by run. */
@@ -1200,10 +1206,10 @@ static void hardmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, p
         return;
     }
     uint32_t at[GROUP_BLOCK];
-    for (ptrdiff_t g0 = 0; g0 < count; g0 += GROUP_BLOCK) {
-        int gb = count - g0 < GROUP_BLOCK ? (int)(count - g0) : GROUP_BLOCK;
-        (f16 ? f16_argmax_block : f32_argmax_block)(in + g0 * gsi, gsi, gb, R, 0, at);
+    FOR_BLOCKS(count, g0, gb) {
+        (f16 ? f16_argmax_block : f32_argmax_block)(in + g0 * gsi, gsi, (int)gb, R, 0, at);
         FOR_RUNS(R, out + g0 * gso, out + g0 * gso, pi, po, flat, {
+            (void)pi;
             for (int g = 0; g < gb; g++) hardmax_fill(po + g * gso, flat, R, f16, at[g]);
         });
     }
@@ -2124,8 +2130,7 @@ ALWAYS void fsum_groups(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso,
         for (ptrdiff_t g = 0; g < count; g++) fsum_group(in + g * gsi, out + g * gso, R, c, term, post);
         return;
     }
-    for (ptrdiff_t g0 = 0; g0 < count; g0 += GROUP_BLOCK) {
-        int gb = count - g0 < GROUP_BLOCK ? (int)(count - g0) : GROUP_BLOCK;
+    FOR_BLOCKS(count, g0, gb) {
         fsums t[GROUP_BLOCK];
         for (int g = 0; g < gb; g++) t[g] = (fsums)FSUMS_ZERO;
         FOR_RUNS(R, in + g0 * gsi, NULL, pi, po, flat, {
@@ -2249,8 +2254,7 @@ static void fextreme_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, 
         RUN_LOOP(fextreme);
         return;
     }
-    for (ptrdiff_t g0 = 0; g0 < count; g0 += GROUP_BLOCK) {
-        int gb = count - g0 < GROUP_BLOCK ? (int)(count - g0) : GROUP_BLOCK;
+    FOR_BLOCKS(count, g0, gb) {
         scan_state t[GROUP_BLOCK];
         for (int g = 0; g < gb; g++) t[g] = (scan_state)SCAN_START;
         FOR_RUNS(R, in + g0 * gsi, NULL, pi, po, flat, {

@@ -1339,26 +1339,43 @@ ALWAYS void add_terms(vf x, vf m, const int slow, const int plain, vi *flag, vi 
 
 /* The sum pass of a contiguous-run group; `slow` and `plain` are constants at each call (no call in the fast
  * loop, no range checks where the group's minimum showed they cannot matter). */
+/* The running state of a group's sum pass: flags, counts of maxima, the double sum, its float part and padding. */
+typedef struct {
+    vi flag, cnt;
+    dsum sum;
+    vf lo;
+    int pending;
+    int32_t pads;
+} sum_state;
+
+/* One run (at pi) of a group into its sum pass. */
+ALWAYS void sum_run_c(const char *pi, const rdims *R, int f16, vf vm, const int slow, const int plain, sum_state *st) {
+    sum_state u = *st; /* (locals: registers) */
+    ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
+    for (ptrdiff_t i = 0; i < n; i += LANES) {
+        /* A partial vector's padding is -inf (no term), or in the plain case the max itself (counted as one of the
+         * maxima, then taken back) since plain terms have no -inf handling. */
+        ptrdiff_t k = n - i < LANES ? n - i : LANES;
+        if (R->nd == 1) __builtin_prefetch(pi + (i + n) * s); /* the next group, usually adjacent */
+        PREFETCH_NEXT_RUN(R, pi + i * s);
+        add_terms(lanes_f(pi + i * s, s, k, f16, plain ? vm[0] : -INFINITY), vm, slow, plain, &u.flag, &u.cnt, &u.sum,
+                  &u.lo, &u.pending);
+        u.pads += (int32_t)(LANES - k);
+    }
+    *st = u;
+}
+
+ALWAYS void sum_finish(sum_state *st, const int plain) {
+    if (plain) st->cnt[0] -= st->pads;
+    dsum_add(&st->sum, st->lo);
+}
+
 ALWAYS void sum_pass_c(const char *in, const rdims *R, int f16, vf vm, const int slow, const int plain, vi *flag,
                        vi *cnt, dsum *sum) {
-    vf lo = {0};
-    int pending = 0;
-    int32_t pads = 0;
-    FOR_RUNS(R, in, NULL, pi, po, flat, {
-        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
-        for (ptrdiff_t i = 0; i < n; i += LANES) {
-            /* A partial vector's padding is -inf (no term), or in the plain case the max itself (counted as one
-             * of the maxima, then taken back) since plain terms have no -inf handling. */
-            ptrdiff_t k = n - i < LANES ? n - i : LANES;
-            if (R->nd == 1) __builtin_prefetch(pi + (i + n) * s); /* the next group, usually adjacent */
-            PREFETCH_NEXT_RUN(R, pi + i * s);
-            add_terms(lanes_f(pi + i * s, s, k, f16, plain ? vm[0] : -INFINITY), vm, slow, plain, flag, cnt, sum,
-                      &lo, &pending);
-            pads += (int32_t)(LANES - k);
-        }
-    });
-    if (plain) (*cnt)[0] -= pads;
-    dsum_add(sum, lo);
+    sum_state st = {*flag, *cnt, *sum, {0}, 0, 0};
+    FOR_RUNS(R, in, NULL, pi, po, flat, sum_run_c(pi, R, f16, vm, slow, plain, &st));
+    sum_finish(&st, plain);
+    *flag = st.flag, *cnt = st.cnt, *sum = st.sum;
 }
 
 ALWAYS void sum_pass_s(const char *in, ptrdiff_t lsi, int nl, const rdims *R, int f16, vf m, const int slow,
@@ -1623,25 +1640,37 @@ ALWAYS double fdsum_total(fdsum *s) {
 /* The sum of exp(x - m) over the entries x < m of a float16 group whose entries lie within 87 of its finite
  * maximum m (see fdsum; NaN if the group holds a NaN), and the count of its maxima. `row`: the group is one
  * packed run (a constant at each call). */
-ALWAYS double rest16(const char *in, const rdims *R, float top, const int row, uint64_t *count) {
+typedef struct {
+    vi cnt;
+    fdsum sum;
+    int64_t pads;
+} rest16_state;
+
+ALWAYS void rest16_run(const char *pi, const rdims *R, float top, const int row, rest16_state *st) {
+    rest16_state u = *st; /* (locals: registers) */
     vf m = splatf(top);
-    vi cnt = {0};
-    fdsum sum = {0};
-    int64_t pads = 0;
-    FOR_RUNS(R, in, NULL, pi, po, flat, {
-        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
-        for (ptrdiff_t i = 0; i < n; i += LANES) { /* (padding equals the max: counted, then taken back) */
-            if (R->nd == 1) __builtin_prefetch(pi + (i + n) * s); /* the next group, usually adjacent */
-            PREFETCH_NEXT_RUN(R, pi + i * s);
-            vf t = (row ? row_at(pi, i, n, 1, top) : lanes_f(pi + i * s, s, n - i < LANES ? n - i : LANES, 1, top)) - m;
-            vi eq = cmp_eq(t, splatf(0.0f));
-            fdsum_add(&sum, (vf)((vi)exp_normal(t) & ~eq));
-            cnt -= eq;
-        }
-        pads += (n + LANES - 1) / LANES * LANES - n;
-    });
-    *count = (uint64_t)(hsum_i64(cnt) - pads);
-    return fdsum_total(&sum);
+    ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
+    for (ptrdiff_t i = 0; i < n; i += LANES) { /* (padding equals the max: counted, then taken back) */
+        if (R->nd == 1) __builtin_prefetch(pi + (i + n) * s); /* the next group, usually adjacent */
+        PREFETCH_NEXT_RUN(R, pi + i * s);
+        vf t = (row ? row_at(pi, i, n, 1, top) : lanes_f(pi + i * s, s, n - i < LANES ? n - i : LANES, 1, top)) - m;
+        vi eq = cmp_eq(t, splatf(0.0f));
+        fdsum_add(&u.sum, (vf)((vi)exp_normal(t) & ~eq));
+        u.cnt -= eq;
+    }
+    u.pads += (n + LANES - 1) / LANES * LANES - n;
+    *st = u;
+}
+
+ALWAYS double rest16_finish(rest16_state *st, uint64_t *count) {
+    *count = (uint64_t)(hsum_i64(st->cnt) - st->pads);
+    return fdsum_total(&st->sum);
+}
+
+ALWAYS double rest16(const char *in, const rdims *R, float top, const int row, uint64_t *count) {
+    rest16_state st = {{0}, {{{0}, {0}}, {0}, 0}, 0};
+    FOR_RUNS(R, in, NULL, pi, po, flat, rest16_run(pi, R, top, row, &st));
+    return rest16_finish(&st, count);
 }
 
 /* A float16 LOG_SOFTMAX's L >= 0 as the float subtracted from x - m: a positive L that float32 cannot hold (a
@@ -1705,6 +1734,17 @@ ALWAYS int log_softmax_rows(const char *const in[], char *const out[], const int
 
 static int is_row(const rdims *R, const rctx *c) { return R->nd == 1 && R->si[0] == c->isize && R->so[0] == c->osize; }
 
+/* One run of LOG_SOFTMAX's outputs: (x - m) - L in double rounded once (float16: in float32, see fdsum). */
+ALWAYS void ls_out_run(const char *pi, char *po, const rdims *R, int f16, float m, double L) {
+    ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
+    vf vm = splatf(m), l = float16_shift(L);
+    for (ptrdiff_t i = 0; i < n; i += LANES) {
+        ptrdiff_t k = n - i < LANES ? n - i : LANES;
+        vf x = lanes_f(pi + i * s, s, k, f16, 0);
+        put_lanes_f(po + i * so, so, k, f16, f16 ? (x - vm) - l : shifted_d(x, m, L));
+    }
+}
+
 static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
     int f16 = c->in_dtype == ODML_F16;
     const char *ins[1] = {in};
@@ -1735,15 +1775,62 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
         }
         if (L != L) L = log_sum((uint64_t)hsum_i(cnt), dsum_total(&sum)); /* (a lane count stays below 2^28) */
     }
-    vf vm = splatf(m), l = float16_shift(L); /* (float16) */
-    FOR_RUNS(R, in, out, pi, po, flat, {
-        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
-        for (ptrdiff_t i = 0; i < n; i += LANES) {
-            ptrdiff_t k = n - i < LANES ? n - i : LANES;
-            vf x = lanes_f(pi + i * s, s, k, f16, 0);
-            put_lanes_f(po + i * so, so, k, f16, f16 ? (x - vm) - l : shifted_d(x, m, L));
+    FOR_RUNS(R, in, out, pi, po, flat, ls_out_run(pi, po, R, f16, m, L));
+}
+
+/* LOG_SOFTMAX over far runs of adjacent groups (see GROUP_BLOCK): the max-min scan, the sum (float32:
+ * sum_pass_c's plain terms and order; float16: rest16's) and the outputs, each a pass over the block run by
+ * run. A group outside the plain range (a NaN, an infinity, an entry more than 87 below its maximum) is done
+ * alone by log_softmax_c afterwards. */
+static void log_softmax_far(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count,
+                            const rdims *R, const rctx *c) {
+    int f16 = c->in_dtype == ODML_F16;
+    FOR_BLOCKS(count, g0, gb) {
+        const char *bi = in + g0 * gsi;
+        char *bo = out + g0 * gso;
+        scan_state t[GROUP_BLOCK];
+        float m[GROUP_BLOCK], low[GROUP_BLOCK];
+        int plain[GROUP_BLOCK];
+        double L[GROUP_BLOCK];
+        for (int g = 0; g < gb; g++) t[g] = (scan_state)SCAN_START;
+        FOR_RUNS(R, bi, NULL, pi, po, flat, {
+            for (int g = 0; g < gb; g++) scan_far_run(pi + g * gsi, R, f16, &t[g]);
+        });
+        for (int g = 0; g < gb; g++) {
+            scan_finish(bi + g * gsi, R, f16, &t[g], &m[g], &low[g]);
+            plain[g] = isfinite(m[g]) && low[g] - m[g] >= -87.0f;
         }
-    });
+        if (f16) {
+            rest16_state st[GROUP_BLOCK];
+            for (int g = 0; g < gb; g++) st[g] = (rest16_state){{0}, {{{0}, {0}}, {0}, 0}, 0};
+            FOR_RUNS(R, bi, NULL, pi, po, flat, {
+                for (int g = 0; g < gb; g++)
+                    if (plain[g]) rest16_run(pi + g * gsi, R, m[g], 0, &st[g]);
+            });
+            for (int g = 0; g < gb; g++) {
+                uint64_t n;
+                double rest = rest16_finish(&st[g], &n);
+                L[g] = log_sum(n, rest);
+            }
+        } else {
+            sum_state st[GROUP_BLOCK];
+            for (int g = 0; g < gb; g++) st[g] = (sum_state){{0}, {0}, {{0}, {0}}, {0}, 0, 0};
+            FOR_RUNS(R, bi, NULL, pi, po, flat, {
+                for (int g = 0; g < gb; g++)
+                    if (plain[g]) sum_run_c(pi + g * gsi, R, 0, splatf(m[g]), 0, 1, &st[g]);
+            });
+            for (int g = 0; g < gb; g++) {
+                sum_finish(&st[g], 1);
+                L[g] = log_sum((uint64_t)hsum_i64(st[g].cnt), dsum_total(&st[g].sum));
+            }
+        }
+        FOR_RUNS(R, bi, bo, pi, po, flat, {
+            for (int g = 0; g < gb; g++)
+                if (plain[g]) ls_out_run(pi + g * gsi, po + g * gso, R, f16, m[g], L[g]);
+        });
+        for (int g = 0; g < gb; g++)
+            if (!plain[g]) log_softmax_c(bi + g * gsi, bo + g * gso, R, c);
+    }
 }
 
 #ifndef PAIR_MAX
@@ -1753,6 +1840,10 @@ static void log_softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gs
                           const rctx *c) {
     int f16 = c->in_dtype == ODML_F16;
     ptrdiff_t g = 0;
+    if (far_adjacent(R, gsi, c)) {
+        log_softmax_far(in, gsi, out, gso, count, R, c);
+        return;
+    }
     if (is_row(R, c) && R->n[0] <= PAIR_MAX)
         for (; g + 1 < count; g += 2) { /* in pairs */
             const char *ins[2] = {in + g * gsi, in + (g + 1) * gsi};

@@ -1778,6 +1778,21 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
     FOR_RUNS(R, in, out, pi, po, flat, ls_out_run(pi, po, R, f16, m, L));
 }
 
+/* The maxima of gb adjacent groups with far runs (see GROUP_BLOCK), run by run, and whether each is plain for the
+ * softmaxes: a finite maximum, every entry within 87 of it. */
+static void block_scan(const char *in, ptrdiff_t gsi, int gb, const rdims *R, int f16, float *m, int *plain) {
+    scan_state t[GROUP_BLOCK];
+    for (int g = 0; g < gb; g++) t[g] = (scan_state)SCAN_START;
+    FOR_RUNS(R, in, NULL, pi, po, flat, {
+        for (int g = 0; g < gb; g++) scan_far_run(pi + g * gsi, R, f16, &t[g]);
+    });
+    for (int g = 0; g < gb; g++) {
+        float low;
+        scan_finish(in + g * gsi, R, f16, &t[g], &m[g], &low);
+        plain[g] = isfinite(m[g]) && low - m[g] >= -87.0f;
+    }
+}
+
 /* LOG_SOFTMAX over far runs of adjacent groups (see GROUP_BLOCK): the max-min scan, the sum (float32:
  * sum_pass_c's plain terms and order; float16: rest16's) and the outputs, each a pass over the block run by
  * run. A group outside the plain range (a NaN, an infinity, an entry more than 87 below its maximum) is done
@@ -1788,18 +1803,10 @@ static void log_softmax_far(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t 
     FOR_BLOCKS(count, g0, gb) {
         const char *bi = in + g0 * gsi;
         char *bo = out + g0 * gso;
-        scan_state t[GROUP_BLOCK];
-        float m[GROUP_BLOCK], low[GROUP_BLOCK];
+        float m[GROUP_BLOCK];
         int plain[GROUP_BLOCK];
         double L[GROUP_BLOCK];
-        for (int g = 0; g < gb; g++) t[g] = (scan_state)SCAN_START;
-        FOR_RUNS(R, bi, NULL, pi, po, flat, {
-            for (int g = 0; g < gb; g++) scan_far_run(pi + g * gsi, R, f16, &t[g]);
-        });
-        for (int g = 0; g < gb; g++) {
-            scan_finish(bi + g * gsi, R, f16, &t[g], &m[g], &low[g]);
-            plain[g] = isfinite(m[g]) && low[g] - m[g] >= -87.0f;
-        }
+        block_scan(bi, gsi, (int)gb, R, f16, m, plain);
         if (f16) {
             rest16_state st[GROUP_BLOCK];
             for (int g = 0; g < gb; g++) st[g] = (rest16_state){{0}, {{{0}, {0}}, {0}, 0}, 0};

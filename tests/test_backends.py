@@ -533,6 +533,23 @@ def test_log_softmax_far_runs_of_adjacent_groups(dtype, isa, threads):
         assert ulps(results[0], float64_log_softmax(x, (0, 2))) <= 1, middle
 
 
+def test_log_softmax_float16_at_the_overflow_threshold(isa):
+    """Outputs near float16's overflow threshold (-65520): the float32 value must not decide between -65504 and
+    -inf ([15, -65504, 14.68, 14.99] gives -65519.99995, so -65504; past -65520, -inf), in rows, strips and far
+    runs alike, over a grid of rows around it."""
+    grid = [(15, 14.68, 14.99)] + [
+        (top, b, c) for top in (15, 16) for b in np.arange(-2, 0, 1 / 64) for c in (-0.5, -0.01)
+    ]
+    rows = np.array([[t, -65504, t + b, t + c] if b < 0 else [t, -65504, b, c] for t, b, c in grid], np.float16)
+    for x, axes in ((rows, (1,)), (rows.T.copy(), (0,)), (np.stack([rows.T.copy()] * 3), (0, 1))):
+        got = functional.activation_log_softmax1(x, axes, device=COMPILED)
+        with np.errstate(over="ignore"):
+            want = float64_log_softmax(x, axes).astype(np.float16)  # (rounded once: -inf past -65520)
+        assert np.array_equal(np.isinf(got), np.isinf(want)), axes
+        steps = np.abs(got.view(np.int16).astype(np.int32) - want.view(np.int16))  # (all <= 0: same sign)
+        assert (steps[np.isfinite(want)] <= 1).all(), axes
+
+
 def test_every_rank_and_axes_subset_argmax(isa):
     """Ranks 1-8, every axes subset of small shapes, both directions, ties everywhere."""
     rng = np.random.default_rng(5)

@@ -1676,6 +1676,12 @@ ALWAYS double rest16(const char *in, const rdims *R, float top, const int row, u
 /* A float16 LOG_SOFTMAX's L >= 0 as the float subtracted from x - m: a positive L that float32 cannot hold (a
  * group dominated past e^-103) stays a positive float, so that the maximum's output keeps its sign (-0.0); the
  * other outputs (|x - m| >= 2^-24) are the same either way. */
+static uint16_t f64_to_f16(double d);
+static void put_f16_of(char *p, double d) { /* d rounded once to float16, stored */
+    uint16_t h = f64_to_f16(d);
+    memcpy(p, &h, 2);
+}
+
 ALWAYS vf float16_shift(double L) {
     float f = (float)L;
     return splatf(L > 0 && f == 0 ? 0x1p-149f : f);
@@ -1703,13 +1709,21 @@ ALWAYS void ls_sum(const char *in, const rdims *R, int f16, ls_row *r) {
     r->count = (uint64_t)hsum_i64(cnt), r->rest = dsum_total(&sum);
 }
 
+/* Float16 LOG_SOFTMAX outputs y = (x - m) - L whose float32 value reached float16's overflow threshold, -65520,
+ * where its rounding would decide between -65504 and -inf: those lanes in double, rounded once. */
+ALWAYS void ls16_threshold(char *po, ptrdiff_t so, ptrdiff_t k, vf x, vf y, float m, double L) {
+    if (ANY(y <= -65520.0f))
+        for (ptrdiff_t j = 0; j < k; j++)
+            if (y[j] <= -65520.0f) put_f16_of(po + j * so, ((double)x[j] - m) - L);
+}
+
+/* One packed row of LOG_SOFTMAX's outputs (ls_out_run's arithmetic, the row's constant stride; a row here has
+ * every entry within 87 of its maximum, so no output comes near float16's overflow threshold). */
 ALWAYS void ls_out(const char *in, char *out, ptrdiff_t n, int f16, const ls_row *r) {
     vf m = splatf(r->top), l = float16_shift(r->L);
-    for (ptrdiff_t i = 0; i < n; i += LANES) {
-        vf x = row_at(in, i, n, f16, 0);
+    for (ptrdiff_t i = 0; i < n; i += LANES)
         put_lanes_f(out + i * (f16 ? 2 : 4), f16 ? 2 : 4, n - i < LANES ? n - i : LANES, f16,
-                    f16 ? (x - m) - l : shifted_d(x, r->top, r->L));
-    }
+                    f16 ? (row_at(in, i, n, 1, 0) - m) - l : shifted_d(row_at(in, i, n, 0, 0), r->top, r->L));
 }
 
 ALWAYS int log_softmax_rows(const char *const in[], char *const out[], const int two, const rdims *R, int f16) {
@@ -1740,8 +1754,9 @@ ALWAYS void ls_out_run(const char *pi, char *po, const rdims *R, int f16, float 
     vf vm = splatf(m), l = float16_shift(L);
     for (ptrdiff_t i = 0; i < n; i += LANES) {
         ptrdiff_t k = n - i < LANES ? n - i : LANES;
-        vf x = lanes_f(pi + i * s, s, k, f16, 0);
-        put_lanes_f(po + i * so, so, k, f16, f16 ? (x - vm) - l : shifted_d(x, m, L));
+        vf x = lanes_f(pi + i * s, s, k, f16, 0), y = f16 ? (x - vm) - l : shifted_d(x, m, L);
+        put_lanes_f(po + i * so, so, k, f16, y);
+        if (f16) ls16_threshold(po + i * so, so, k, x, y, m, L);
     }
 }
 
@@ -1884,7 +1899,12 @@ static void log_softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t ls
     FOR_RUNS(R, in, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i++) {
-            put_lanes_f(po + i * so, lso, nl, f16, narrow((widen(lanes_f(pi + i * s, lsi, nl, f16, 0)) - md) - L));
+            vd y = (widen(lanes_f(pi + i * s, lsi, nl, f16, 0)) - md) - L;
+            vf yf = narrow(y);
+            put_lanes_f(po + i * so, lso, nl, f16, yf);
+            if (f16 && ANY(yf <= -65520.0f)) /* (see ls16_threshold) */
+                for (int j = 0; j < nl; j++)
+                    if (yf[j] <= -65520.0f) put_f16_of(po + i * so + j * lso, y[j]);
         }
     });
 }

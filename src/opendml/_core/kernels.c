@@ -1717,14 +1717,7 @@ ALWAYS void ls16_threshold(char *po, ptrdiff_t so, ptrdiff_t k, vf x, vf y, floa
             if (y[j] <= -65520.0f) put_f16_of(po + j * so, ((double)x[j] - m) - L);
 }
 
-/* One packed row of LOG_SOFTMAX's outputs (ls_out_run's arithmetic, the row's constant stride; a row here has
- * every entry within 87 of its maximum, so no output comes near float16's overflow threshold). */
-ALWAYS void ls_out(const char *in, char *out, ptrdiff_t n, int f16, const ls_row *r) {
-    vf m = splatf(r->top), l = float16_shift(r->L);
-    for (ptrdiff_t i = 0; i < n; i += LANES)
-        put_lanes_f(out + i * (f16 ? 2 : 4), f16 ? 2 : 4, n - i < LANES ? n - i : LANES, f16,
-                    f16 ? (row_at(in, i, n, 1, 0) - m) - l : shifted_d(row_at(in, i, n, 0, 0), r->top, r->L));
-}
+ALWAYS void ls_out_run(const char *pi, char *po, const rdims *R, int f16, float m, double L, const int row);
 
 ALWAYS int log_softmax_rows(const char *const in[], char *const out[], const int two, const rdims *R, int f16) {
     ptrdiff_t n = R->n[0];
@@ -1741,20 +1734,27 @@ ALWAYS int log_softmax_rows(const char *const in[], char *const out[], const int
         a.L = log_sum(a.count, a.rest);
     }
     if (a.L != a.L || (two && b.L != b.L)) return 0; /* a NaN entry */
-    ls_out(in[0], out[0], n, f16, &a);
-    if (two) ls_out(in[1], out[1], n, f16, &b);
+    ls_out_run(in[0], out[0], R, f16, a.top, a.L, 1);
+    if (two) ls_out_run(in[1], out[1], R, f16, b.top, b.L, 1);
     return 1;
 }
 
 static int is_row(const rdims *R, const rctx *c) { return R->nd == 1 && R->si[0] == c->isize && R->so[0] == c->osize; }
 
-/* One run of LOG_SOFTMAX's outputs: (x - m) - L in double rounded once (float16: in float32, see fdsum). */
-ALWAYS void ls_out_run(const char *pi, char *po, const rdims *R, int f16, float m, double L) {
+/* One run of LOG_SOFTMAX's outputs: (x - m) - L in double rounded once (float16: in float32, see fdsum). `row`
+ * (a constant): a packed row of the plain range, its stride known, and no output near float16's overflow
+ * threshold (every entry lies within 87 of its maximum). */
+ALWAYS void ls_out_run(const char *pi, char *po, const rdims *R, int f16, float m, double L, const int row) {
     ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
     vf vm = splatf(m), l = float16_shift(L);
     for (ptrdiff_t i = 0; i < n; i += LANES) {
         ptrdiff_t k = n - i < LANES ? n - i : LANES;
-        vf x = lanes_f(pi + i * s, s, k, f16, 0), y = f16 ? (x - vm) - l : shifted_d(x, m, L);
+        vf x = row ? row_at(pi, i, n, f16, 0) : lanes_f(pi + i * s, s, k, f16, 0);
+        vf y = f16 ? (x - vm) - l : shifted_d(x, m, L);
+        if (row) {
+            put_lanes_f(po + i * (f16 ? 2 : 4), f16 ? 2 : 4, k, f16, y);
+            continue;
+        }
         put_lanes_f(po + i * so, so, k, f16, y);
         if (f16) ls16_threshold(po + i * so, so, k, x, y, m, L);
     }
@@ -1790,7 +1790,7 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
         }
         if (L != L) L = log_sum((uint64_t)hsum_i(cnt), dsum_total(&sum)); /* (a lane count stays below 2^28) */
     }
-    FOR_RUNS(R, in, out, pi, po, flat, ls_out_run(pi, po, R, f16, m, L));
+    FOR_RUNS(R, in, out, pi, po, flat, ls_out_run(pi, po, R, f16, m, L, 0));
 }
 
 /* The maxima of gb adjacent groups with far runs (see GROUP_BLOCK), run by run, and whether each is plain for the
@@ -1848,7 +1848,7 @@ static void log_softmax_far(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t 
         }
         FOR_RUNS(R, bi, bo, pi, po, flat, {
             for (int g = 0; g < gb; g++)
-                if (plain[g]) ls_out_run(pi + g * gsi, po + g * gso, R, f16, m[g], L[g]);
+                if (plain[g]) ls_out_run(pi + g * gsi, po + g * gso, R, f16, m[g], L[g], 0);
         });
         for (int g = 0; g < gb; g++)
             if (!plain[g]) log_softmax_c(bi + g * gsi, bo + g * gso, R, c);

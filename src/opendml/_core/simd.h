@@ -270,12 +270,11 @@ ALWAYS void exp_parts_lo(vf x, vf lo, vf *scale, vf *r, vf *q, const int clamp) 
     vf biased = fmadd(xc, splatf(LOG2E), splatf(MAGIC));
     vf n = biased - MAGIC;
     vf rr = fmadd(n, splatf(-LN2_LO), fmadd(n, splatf(-LN2_HI), xc)) + lo;
-    vf p = fmadd(splatf(1.9875691500e-4f), rr, splatf(1.3981999507e-3f));
-    p = fmadd(p, rr, splatf(8.3334519073e-3f));
-    p = fmadd(p, rr, splatf(4.1665795894e-2f));
-    p = fmadd(p, rr, splatf(1.6666665459e-1f));
-    p = fmadd(p, rr, splatf(5.0000001201e-1f));
-    *q = p * (rr * rr);
+    vf r2 = rr * rr; /* P by Estrin's scheme: a shorter chain than Horner's (see kernels.c's exp_q) */
+    vf p = fmadd(fmadd(fmadd(splatf(1.9875691500e-4f), rr, splatf(1.3981999507e-3f)), r2,
+                       fmadd(splatf(8.3334519073e-3f), rr, splatf(4.1665795894e-2f))),
+                 r2, fmadd(splatf(1.6666665459e-1f), rr, splatf(5.0000001201e-1f)));
+    *q = p * r2;
     *r = rr;
     *scale = (vf)(((vi)biased - (vi)splatf(MAGIC) + 127) << 23);
     if (clamp) *scale = (vf)((vi)*scale & ~tiny);

@@ -514,6 +514,34 @@ def test_far_runs_of_adjacent_groups(dtype, isa, threads):
                 assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (middle, n, got, want)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.uint32, np.int64])
+def test_runs_shorter_than_a_vector(dtype, isa):
+    """A contiguous reduced run shorter than a vector goes in strips of 16 groups, lanes gathered at the run's
+    stride (packed, padded rows, or a far axis reduced with it), partial strips included; longer runs end in a
+    masked partial vector. Bit for bit as the reference kernels (the softmaxes within their bounds)."""
+    rng = np.random.default_rng([np.dtype(dtype).itemsize, len(isa), 11])
+    f, dirs = functional, (dml.AxisDirection.INCREASING, dml.AxisDirection.DECREASING)
+    floating = np.dtype(dtype).kind == "f"
+    for n in (1, 2, 3, 7, 8, 15, 17, 31):
+        base = rng.integers(-3, 4, (3, 37, n + 2)).astype(dtype)  # small values: ties in every group
+        if floating:
+            base = (base + rng.standard_normal(base.shape).astype(dtype) * (rng.random() < 0.5)).astype(dtype)
+            base[rng.random(base.shape) < 0.02] = np.nan
+        for x, axes in ((base[..., :n].copy(), (2,)), (base[..., :n], (2,)), (base[..., :n], (0, 2))):
+            calls = [lambda v, d, a=a, ax=axes: f.argmax(v, ax, a, device=d) for a in dirs]
+            calls += [lambda v, d, a=a, ax=axes: f.argmin(v, ax, a, device=d) for a in dirs]
+            calls += [lambda v, d, fn=fn, ax=axes: f.reduce(v, fn, ax, device=d) for fn in (RF.MAX, RF.MIN, RF.SUM)]
+            if floating:
+                calls += [lambda v, d, ax=axes: f.activation_hardmax1(v, ax, device=d)]
+            for call in calls:
+                got, want = call(x, COMPILED), call(x, REFERENCE)
+                assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (n, axes, got, want)
+            if floating:
+                for op, call in (("softmax", f.activation_softmax1), ("log_softmax", f.activation_log_softmax1)):
+                    bound = 3 if op == "softmax" and dtype == np.float32 else 1
+                    assert ulps(call(x, axes, device=COMPILED), FLOAT64[op](x, axes)) <= bound, (op, n, axes)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
 def test_log_softmax_far_runs_of_adjacent_groups(dtype, isa, threads):
     """LOG_SOFTMAX over (0, 2) takes 16 adjacent groups at a time, three passes run by run; groups holding a NaN,

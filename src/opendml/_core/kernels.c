@@ -891,6 +891,51 @@ static void store_index(char *p, int dtype, uint32_t v) {
     }
 }
 
+/* The first nl 4-byte lanes of v to p (contiguous: s = 4) by a masked store, which writes only those lanes'
+ * bytes; 0 elsewhere (then the caller's lane loop: faster here than AVX-512's scatter). */
+ALWAYS int put32(char *p, ptrdiff_t s, ptrdiff_t nl, vi v) {
+#if defined(__AVX512F__)
+    if (s != 4) return 0;
+    _mm512_mask_storeu_epi32(p, (__mmask16)((1u << nl) - 1), (__m512i)v);
+    return 1;
+#elif defined(__AVX2__) /* (LANES 8) */
+    if (s != 4) return 0;
+    vi on = (vi)IOTA < (int32_t)nl;
+    __m256i m, x;
+    memcpy(&m, &on, 32), memcpy(&x, &v, 32);
+    _mm256_maskstore_epi32((int *)p, m, x);
+    return 1;
+#else
+    (void)p, (void)s, (void)nl, (void)v;
+    return 0;
+#endif
+}
+
+/* nl <= LANES 4-byte lanes at a byte stride s into g (lanes past nl: pad) by a masked load (s = 4) or the hardware
+ * gather, which read only those lanes' bytes; 0 where there is neither (then the caller's lane loop). The strips
+ * of a run shorter than a vector take their lanes at the run's stride; a run's last partial vector is one load. */
+ALWAYS int gather32(const char *p, ptrdiff_t s, ptrdiff_t nl, vi pad, vi *g) {
+#if defined(__AVX512F__)
+    if (s == 4) return *g = (vi)_mm512_mask_loadu_epi32((__m512i)pad, (__mmask16)((1u << nl) - 1), p), 1;
+    if (s > INT32_MAX / LANES) return 0;
+    *g = (vi)_mm512_mask_i32gather_epi32((__m512i)pad, (__mmask16)((1u << nl) - 1), (__m512i)((vi)IOTA * (int32_t)s),
+                                         p, 1);
+    return 1;
+#elif defined(__AVX2__) /* (LANES 8) */
+    if (s > INT32_MAX / LANES) return 0;
+    vi idx = (vi)IOTA * (int32_t)s, on = (vi)IOTA < (int32_t)nl;
+    __m256i a, i, m, r;
+    memcpy(&a, &pad, 32), memcpy(&i, &idx, 32), memcpy(&m, &on, 32);
+    r = s == 4 ? _mm256_blendv_epi8(a, _mm256_maskload_epi32((const int *)p, m), m)
+               : _mm256_mask_i32gather_epi32(a, (const int *)p, i, m, 1);
+    memcpy(g, &r, 32);
+    return 1;
+#else
+    (void)p, (void)s, (void)nl, (void)pad, (void)g;
+    return 0;
+#endif
+}
+
 /* ---- ARGMAX (and HARDMAX's first pass): per-lane running (max, index), NaN above every number.
  * INCREASING takes strictly greater values (first max wins), DECREASING greater-or-equal (last wins). Lanes
  * hold candidates; the final pick among tied lanes is by index, so lane order never matters. ---- */
@@ -911,6 +956,8 @@ static void store_index(char *p, int dtype, uint32_t v) {
     ALWAYS NAME##_v NAME##_lanes(const char *p, ptrdiff_t s, ptrdiff_t nl) {                                    \
         if (nl == LANES && s == sizeof(T)) return LOAD16(NAME##_v, p);                                          \
         NAME##_v v = {0};                                                                                       \
+        vi g;                                                                                                   \
+        if (sizeof(T) == 4 && gather32(p, s, nl, (vi){0}, &g)) return memcpy(&v, &g, sizeof v), v;             \
         for (ptrdiff_t l = 0; l < nl; l++) { T t; memcpy(&t, p + l * s, sizeof t); v[l] = (C)CONV(t); }        \
         return v;                                                                                               \
     }                                                                                                           \
@@ -1155,7 +1202,15 @@ static void argmax_f_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, 
 /* ---- float lanes for HARDMAX and LOG_SOFTMAX (f32 or f16 storage, f32 compute) ---- */
 ALWAYS vf lanes_f(const char *p, ptrdiff_t s, ptrdiff_t nl, int f16, float pad) {
     if (nl == LANES && s == (f16 ? 2 : 4)) return f16 ? load_f16(p) : loadf(p);
+    vi g;
+    if (!f16 && gather32(p, s, nl, (vi)splatf(pad), &g)) return (vf)g;
     vf v = splatf(pad);
+#if defined(__AVX512F__)
+    if (f16 && s == 2) { /* a run's last partial vector: one masked load (only those lanes' bytes) */
+        __mmask16 m = (__mmask16)((1u << nl) - 1);
+        return (vf)_mm512_mask_cvtph_ps((__m512)v, m, _mm256_maskz_loadu_epi16(m, p));
+    }
+#endif
     if (f16)
         for (ptrdiff_t l = 0; l < nl; l++) { uint16_t h; memcpy(&h, p + l * s, 2); v[l] = f16_to_f32(h); }
     else
@@ -1166,6 +1221,7 @@ ALWAYS vf lanes_f(const char *p, ptrdiff_t s, ptrdiff_t nl, int f16, float pad) 
 ALWAYS void put_lanes_f(char *p, ptrdiff_t s, ptrdiff_t nl, int f16, vf v) {
     if (nl == LANES && s == (f16 ? 2 : 4)) {
         if (f16) store_f16(p, v); else storef(p, v);
+    } else if (!f16 && put32(p, s, nl, (vi)v)) {
     } else if (f16) {
         uint16_t h[LANES];
         store_f16(h, v);
@@ -2535,7 +2591,8 @@ static int reduce(int op, const odml_array *in, const odml_array *out, const odm
     int wants = op == ODML_OP_LOG_SOFTMAX || (op == ODML_OP_SOFTMAX && in->dtype == ODML_F16);
     if (wants && count > SM_STACK && count <= SM_KEEP) P.c.scratch_n = count + LANES;
     int inner = P.R.nd - 1, contig = P.R.si[inner] == in->itemsize;
-    if (lane < 0 && !contig && nk) { /* no contiguous dimension: gather lanes along the densest kept one */
+    if (lane < 0 && !(contig && P.R.n[inner] >= LANES) && nk) { /* no contiguous dimension, or a run shorter than a
+                                                                   * vector: gather lanes along the densest kept one */
         lane = 0;
         for (int k = 1; k < nk; k++)
             if (ksi[k] < ksi[lane]) lane = k;

@@ -1495,16 +1495,18 @@ ALWAYS float hminf(vf v) {
 /* The maximum of a float group (NaN if it holds one) and its minimum, read once. The fast scan ORs together
  * the bits of x - x (+0 for a finite x, NaN for a NaN or an infinity): only a group where they are not all zero
  * is scanned again with NaN-aware comparisons. */
-/* The fast scan of one run (n elements s bytes apart) into the running states; `far`: runs lie far apart. */
-ALWAYS void scan_run(const char *pi, ptrdiff_t n, ptrdiff_t s, const int f16, const rdims *R, const int far, vf *mv,
-                     vf *mv2, vf *mn, vf *mn2, vi *odd) {
+/* The fast scan of one run (n elements s bytes apart) into the running states; `far`: runs lie far apart; `lo`:
+ * minima too (a constant: REDUCE MAX takes maxima only). */
+ALWAYS void scan_run(const char *pi, ptrdiff_t n, ptrdiff_t s, const int f16, const rdims *R, const int far,
+                     const int lo, vf *mv, vf *mv2, vf *mn, vf *mn2, vi *odd) {
     ptrdiff_t i = 0, e = f16 ? 2 : 4, head = (ptrdiff_t)(-(uintptr_t)pi & (uintptr_t)(LANES * e - 1)) / e;
     if (s == e && n >= 64 * LANES && head && (uintptr_t)pi % (uintptr_t)e == 0) {
         /* a long run loads from the first vector boundary on: a load across two cache lines costs two (NumPy's
          * large arrays start 16 bytes past a page); its first vector is taken whole first (max and min do not
          * mind the entries taken twice). (Short runs: the peel costs more than it saves.) */
         vf a = lanes_f(pi, s, LANES, f16, 0);
-        *mv = vmax(a, *mv), *mn = vmin(a, *mn);
+        *mv = vmax(a, *mv);
+        if (lo) *mn = vmin(a, *mn);
         *odd |= (vi)(a - a);
         i = head;
     }
@@ -1515,13 +1517,14 @@ ALWAYS void scan_run(const char *pi, ptrdiff_t n, ptrdiff_t s, const int f16, co
         }
         vf a = lanes_f(pi + i * s, s, LANES, f16, 0), b = lanes_f(pi + (i + LANES) * s, s, LANES, f16, 0);
         *mv = vmax(a, *mv), *mv2 = vmax(b, *mv2);
-        *mn = vmin(a, *mn), *mn2 = vmin(b, *mn2);
+        if (lo) *mn = vmin(a, *mn), *mn2 = vmin(b, *mn2);
         *odd |= (vi)(a - a) | (vi)(b - b);
     }
     for (; i < n; i += LANES) {
         ptrdiff_t k = n - i < LANES ? n - i : LANES;
         vf a = lanes_f(pi + i * s, s, k, f16, lanes_f(pi + i * s, s, 1, f16, 0)[0]); /* (padded: its first) */
-        *mv = vmax(a, *mv), *mn = vmin(a, *mn);
+        *mv = vmax(a, *mv);
+        if (lo) *mn = vmin(a, *mn);
         *odd |= (vi)(a - a);
     }
 }
@@ -1535,13 +1538,14 @@ typedef struct {
 
 ALWAYS void scan_far_run(const char *pi, const rdims *R, int f16, scan_state *t) {
     scan_state u = *t; /* (locals: registers) */
-    scan_run(pi, R->n[R->nd - 1], R->si[R->nd - 1], f16, R, 1, &u.mv, &u.mv2, &u.mn, &u.mn2, &u.odd);
+    scan_run(pi, R->n[R->nd - 1], R->si[R->nd - 1], f16, R, 1, 1, &u.mv, &u.mv2, &u.mn, &u.mn2, &u.odd);
     *t = u;
 }
 
-/* The group's maximum (NaN if it holds one) and minimum from its scan state. */
-ALWAYS void scan_finish(const char *in, const rdims *R, int f16, const scan_state *t, float *max, float *min) {
-    float m = hmaxf(vmax(t->mv, t->mv2)), low = hminf(vmin(t->mn, t->mn2));
+/* The group's maximum (NaN if it holds one) and minimum (with `lo`, else NaN) from its scan state. */
+ALWAYS void scan_finish_of(const char *in, const rdims *R, int f16, const int lo, const scan_state *t, float *max,
+                           float *min) {
+    float m = hmaxf(vmax(t->mv, t->mv2)), low = lo ? hminf(vmin(t->mn, t->mn2)) : NAN;
     if (ANY(t->odd)) { /* a NaN or an infinity: the NaN-aware scan */
         vf mx = splatf(-INFINITY);
         FOR_RUNS(R, in, NULL, pi, po, flat, {
@@ -1555,15 +1559,23 @@ ALWAYS void scan_finish(const char *in, const rdims *R, int f16, const scan_stat
     *max = m, *min = low;
 }
 
-static void group_max_min(const char *in, const rdims *R, int f16, float *max, float *min) {
+ALWAYS void scan_finish(const char *in, const rdims *R, int f16, const scan_state *t, float *max, float *min) {
+    scan_finish_of(in, R, f16, 1, t, max, min);
+}
+
+ALWAYS void group_scan(const char *in, const rdims *R, int f16, const int lo, float *max, float *min) {
     scan_state t = SCAN_START;
     if (R->nd == 1 && R->si[0] == (f16 ? 2 : 4)) { /* one contiguous run: its own loops, f16 a constant */
-        if (f16) scan_run(in, R->n[0], 2, 1, R, 0, &t.mv, &t.mv2, &t.mn, &t.mn2, &t.odd);
-        else scan_run(in, R->n[0], 4, 0, R, 0, &t.mv, &t.mv2, &t.mn, &t.mn2, &t.odd);
+        if (f16) scan_run(in, R->n[0], 2, 1, R, 0, lo, &t.mv, &t.mv2, &t.mn, &t.mn2, &t.odd);
+        else scan_run(in, R->n[0], 4, 0, R, 0, lo, &t.mv, &t.mv2, &t.mn, &t.mn2, &t.odd);
     } else {
         FOR_RUNS(R, in, NULL, pi, po, flat, scan_far_run(pi, R, f16, &t));
     }
-    scan_finish(in, R, f16, &t, max, min);
+    scan_finish_of(in, R, f16, lo, &t, max, min);
+}
+
+static void group_max_min(const char *in, const rdims *R, int f16, float *max, float *min) {
+    group_scan(in, R, f16, 1, max, min);
 }
 
 /* The same for a strip of nl groups side by side (lane l: group l; lanes past nl read 0). */
@@ -2420,7 +2432,8 @@ ALWAYS void fextreme_put(const char *in, char *out, const rdims *R, const rctx *
 
 static void fextreme_c(const char *in, char *out, const rdims *R, const rctx *c) {
     float top, low;
-    group_max_min(in, R, c->in_dtype == ODML_F16, &top, &low);
+    if (c->last & ODML_MIN) group_max_min(in, R, c->in_dtype == ODML_F16, &top, &low);
+    else group_scan(in, R, c->in_dtype == ODML_F16, 0, &top, &low); /* (MAX: maxima only) */
     fextreme_put(in, out, R, c, top, low);
 }
 

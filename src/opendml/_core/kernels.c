@@ -891,6 +891,26 @@ static void store_index(char *p, int dtype, uint32_t v) {
     }
 }
 
+/* nl <= LANES float16 lanes at a byte stride s as floats into v (lanes past nl: pad's) by a masked load (s = 2)
+ * or (s >= 4, nl >= 2) the 4-byte gather: lane 0 reads its half and the 2 bytes after it, each later lane the 2
+ * bytes before its half and the half, all between the first and the last lane's halves (inside the tensor);
+ * 0 where there is neither (AVX-512 only). */
+ALWAYS int gather16f(const char *p, ptrdiff_t s, ptrdiff_t nl, vf pad, vf *v) {
+#if defined(__AVX512F__)
+    __mmask16 m = (__mmask16)((1u << nl) - 1);
+    if (s == 2) return *v = (vf)_mm512_mask_cvtph_ps((__m512)pad, m, _mm256_maskz_loadu_epi16(m, p)), 1;
+    if (s < 4 || nl < 2 || s > INT32_MAX / LANES) return 0;
+    vi idx = (vi)IOTA * (int32_t)s - 2, sh = splati(16);
+    idx[0] = 0, sh[0] = 0; /* (lane 0: the half in the low 16 bits) */
+    __m512i w = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), m, (__m512i)idx, p, 1);
+    *v = (vf)_mm512_mask_cvtph_ps((__m512)pad, m, _mm512_cvtepi32_epi16(_mm512_srlv_epi32(w, (__m512i)sh)));
+    return 1;
+#else
+    (void)p, (void)s, (void)nl, (void)pad, (void)v;
+    return 0;
+#endif
+}
+
 /* The first nl 4-byte lanes of v to p (contiguous: s = 4) by a masked store, which writes only those lanes'
  * bytes; 0 elsewhere (then the caller's lane loop: faster here than AVX-512's scatter). */
 ALWAYS int put32(char *p, ptrdiff_t s, ptrdiff_t nl, vi v) {
@@ -958,6 +978,9 @@ ALWAYS int gather32(const char *p, ptrdiff_t s, ptrdiff_t nl, vi pad, vi *g) {
         NAME##_v v = {0};                                                                                       \
         vi g;                                                                                                   \
         if (sizeof(T) == 4 && gather32(p, s, nl, (vi){0}, &g)) return memcpy(&v, &g, sizeof v), v;             \
+        vf h;                                                                                                   \
+        if (sizeof(T) == 2 && __builtin_types_compatible_p(C, float) && gather16f(p, s, nl, (vf){0}, &h))     \
+            return memcpy(&v, &h, sizeof v), v;                                                                 \
         for (ptrdiff_t l = 0; l < nl; l++) { T t; memcpy(&t, p + l * s, sizeof t); v[l] = (C)CONV(t); }        \
         return v;                                                                                               \
     }                                                                                                           \
@@ -1205,12 +1228,7 @@ ALWAYS vf lanes_f(const char *p, ptrdiff_t s, ptrdiff_t nl, int f16, float pad) 
     vi g;
     if (!f16 && gather32(p, s, nl, (vi)splatf(pad), &g)) return (vf)g;
     vf v = splatf(pad);
-#if defined(__AVX512F__)
-    if (f16 && s == 2) { /* a run's last partial vector: one masked load (only those lanes' bytes) */
-        __mmask16 m = (__mmask16)((1u << nl) - 1);
-        return (vf)_mm512_mask_cvtph_ps((__m512)v, m, _mm256_maskz_loadu_epi16(m, p));
-    }
-#endif
+    if (f16 && gather16f(p, s, nl, v, &v)) return v;
     if (f16)
         for (ptrdiff_t l = 0; l < nl; l++) { uint16_t h; memcpy(&h, p + l * s, 2); v[l] = f16_to_f32(h); }
     else

@@ -1157,12 +1157,22 @@ ALWAYS vf load_run(const char *p, ptrdiff_t i, int f16) { return f16 ? load_f16(
 #define HALVING_STEPS(v, OP) (v = OP(v, ROTATE(v, 2, 3, 0, 1)), v = OP(v, ROTATE(v, 1, 2, 3, 0)))
 #endif
 /* The first (or, for ODML_LAST, the last) element of the run equal to bm, its best value (NaN: the first NaN). */
+ALWAYS vf lanes_f(const char *p, ptrdiff_t s, ptrdiff_t nl, int f16, float pad);
 ALWAYS uint32_t argmax_run_f(const char *p, ptrdiff_t n, const int f16, int last, float bm) {
     ptrdiff_t i;
     vf vb = splatf(bm);
     int nan = bm != bm;
 #define TIES(x) (nan ? is_nan(x) : cmp_eq(x, vb))
     ptrdiff_t full = n / LANES * LANES;
+    if (n < 4 * LANES) { /* a short row in one test (one branch, not a mispredicted exit per vector) */
+        uint64_t b = 0;
+        for (i = 0; i < full; i += LANES) b |= (uint64_t)lane_mask(TIES(load_run(p, i, f16))) << i;
+        if (n > full)
+            b |= (uint64_t)(lane_mask(TIES(lanes_f(p + full * (f16 ? 2 : 4), f16 ? 2 : 4, n - full, f16, 0))) &
+                            ((1u << (n - full)) - 1)) << full;
+        b |= (uint64_t)!b; /* (not reached: the best value is one of the elements) */
+        return (uint32_t)(last & ODML_LAST ? 63 - __builtin_clzll(b) : __builtin_ctzll(b));
+    }
     if (!(last & ODML_LAST)) {
         /* four vectors a test (one 4*LANES-bit mask): a short row takes one branch, not a mispredicted exit */
         for (i = 0; i + 4 * LANES <= full; i += 4 * LANES) {
@@ -1202,11 +1212,13 @@ ALWAYS uint32_t argmax_run_f(const char *p, ptrdiff_t n, const int f16, int last
 /* The first/last maximum of a float group: one contiguous run takes the two-pass form (maxima only; ARGMIN's
    flag takes the general form). */
 static void group_max_min(const char *in, const rdims *R, int f16, float *max, float *min);
+ALWAYS void group_scan(const char *in, const rdims *R, int f16, const int lo, float *max, float *min);
 
 static uint32_t argmax_f(const char *in, const rdims *R, int f16, int last) {
     if (R->nd == 1 && R->si[0] == (f16 ? 2 : 4)) { /* the best value by the max-min scan, then its position */
         float top, low;
-        group_max_min(in, R, f16, &top, &low);
+        if (last & ODML_MIN) group_max_min(in, R, f16, &top, &low);
+        else group_scan(in, R, f16, 0, &top, &low); /* (maxima only) */
         float best = top == top && (last & ODML_MIN) ? low : top; /* (a NaN wins either way) */
         return f16 ? argmax_run_f(in, R->n[0], 1, last, best) : argmax_run_f(in, R->n[0], 0, last, best);
     }

@@ -9,10 +9,11 @@
  *
  * Reduction engine (reduce()): any set of axes. Dimensions split into kept (K) and reduced (R) lists; R keeps
  * ascending axis order (ARGMAX numbers reduced coordinates row-major in that order) and merges contiguous
- * neighbours. A group whose innermost reduced run is contiguous is reduced along it a vector at a time ("contig";
- * one contiguous run takes straight loops); otherwise LANES groups side by side along a contiguous kept
- * dimension form a strip whose running state stays
- * in registers while the far-strided reduced axes are walked ("strip"). Nothing is transposed or packed.
+ * neighbours. A group whose innermost reduced run is contiguous and at least a
+ * vector long is reduced along it a vector at a time ("contig"; one contiguous run takes straight loops);
+ * otherwise LANES groups side by side along the densest kept dimension form a strip whose running state stays
+ * in registers while the reduced axes are walked ("strip"; lanes at a stride come by the hardware gather: for a
+ * run shorter than a vector that beats a group at a time 2-5x). Nothing is transposed or packed.
  * An optional "run" function takes the consecutive contig groups along the innermost kept dimension in one
  * call: short rows loop (or go in pairs) without a trip through the engine each, and groups whose runs lie far
  * apart go 16 adjacent groups at a time, run by run (see GROUP_BLOCK), each group's order unchanged.
@@ -1236,7 +1237,8 @@ static void argmax_f_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, 
 
 /* ---- float lanes for HARDMAX and LOG_SOFTMAX (f32 or f16 storage, f32 compute) ---- */
 ALWAYS vf lanes_f(const char *p, ptrdiff_t s, ptrdiff_t nl, int f16, float pad) {
-    if (nl == LANES && s == (f16 ? 2 : 4)) return f16 ? load_f16(p) : loadf(p);
+    /* (expected: GCC then keeps the callers' contiguous loops as they were before the gathers below) */
+    if (__builtin_expect(nl == LANES && s == (f16 ? 2 : 4), 1)) return f16 ? load_f16(p) : loadf(p);
     vi g;
     if (!f16 && gather32(p, s, nl, (vi)splatf(pad), &g)) return (vf)g;
     vf v = splatf(pad);

@@ -542,6 +542,33 @@ def test_runs_shorter_than_a_vector(dtype, isa):
                     assert ulps(call(x, axes, device=COMPILED), FLOAT64[op](x, axes)) <= bound, (op, n, axes)
 
 
+def test_float16_positions_by_bits(isa):
+    """ARGMAX/ARGMIN/HARDMAX over float16 rows of 64 and more find the position by the halves' bits (AVX-512):
+    ties anywhere (the first and the last of them, both directions), a NaN after an infinity, zero maxima of
+    either sign, lengths around multiples of 64; bit for bit as the reference kernels."""
+    rng = np.random.default_rng([len(isa), 64])
+    f, dirs = functional, (dml.AxisDirection.INCREASING, dml.AxisDirection.DECREASING)
+    for n in (64, 65, 95, 96, 97, 127, 128, 129, 200, 255):
+        x = rng.integers(-40, 8, (12, n)).astype(np.float16)  # small values: several maxima per row
+        x[1] = -rng.integers(1, 5, n)
+        x[1, rng.integers(n, size=3)] = 0.0  # zero maxima: +0.0 and -0.0
+        x[1, rng.integers(n)] = -0.0
+        x[2, rng.integers(n // 2)] = np.inf
+        x[2, n // 2 + rng.integers(n - n // 2)] = np.nan  # a NaN after an infinity
+        x[3, -1] = 100.0  # the best value last, or just inside the tail
+        x[4, n - 1 - rng.integers(min(n, 40))] = 100.0
+        x[4, rng.integers(n // 2)] = 100.0
+        x[5, rng.integers(n, size=4)] = np.nan
+        x[6] = -np.inf
+        for call in (
+            [lambda v, d, a=a: f.argmax(v, (1,), a, device=d) for a in dirs]
+            + [lambda v, d, a=a: f.argmin(v, (1,), a, device=d) for a in dirs]
+            + [lambda v, d: f.activation_hardmax1(v, (1,), device=d)]
+        ):
+            got, want = call(x, COMPILED), call(x, REFERENCE)
+            assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (n, got, want)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
 def test_log_softmax_far_runs_of_adjacent_groups(dtype, isa, threads):
     """LOG_SOFTMAX over (0, 2) takes 16 adjacent groups at a time, three passes run by run; groups holding a NaN,

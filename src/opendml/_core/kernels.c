@@ -1158,6 +1158,41 @@ ALWAYS vf load_run(const char *p, ptrdiff_t i, int f16) { return f16 ? load_f16(
 #define HALVING_STEPS(v, OP) (v = OP(v, ROTATE(v, 2, 3, 0, 1)), v = OP(v, ROTATE(v, 1, 2, 3, 0)))
 #endif
 /* The first (or, for ODML_LAST, the last) element of the run equal to bm, its best value (NaN: the first NaN). */
+#if defined(__AVX512F__)
+/* A float16 row's position by the halves' bits, 64 a test and no conversions: a NaN best value matches any NaN,
+ * another its own bits (a zero best value takes the float compare instead: -0.0 == 0.0). */
+ALWAYS uint64_t ties16(const char *p, __mmask32 m0, __mmask32 m1, uint16_t hb, int nan) {
+    __m512i a = _mm512_maskz_loadu_epi16(m0, p), b = _mm512_maskz_loadu_epi16(m1, p + 64);
+    __m512i abs = _mm512_set1_epi16(0x7fff), inf = _mm512_set1_epi16(0x7c00), h = _mm512_set1_epi16((short)hb);
+    __mmask32 ta = nan ? _mm512_cmpgt_epu16_mask(_mm512_and_si512(a, abs), inf) : _mm512_cmpeq_epi16_mask(a, h);
+    __mmask32 tb = nan ? _mm512_cmpgt_epu16_mask(_mm512_and_si512(b, abs), inf) : _mm512_cmpeq_epi16_mask(b, h);
+    return (uint64_t)(ta & m0) | (uint64_t)(tb & m1) << 32;
+}
+
+static uint32_t argmax_run_h(const char *p, ptrdiff_t n, int last, float bm) {
+    int nan = bm != bm;
+    uint16_t hb = f32_to_f16(bm); /* (exact: bm is one of the halves) */
+    ptrdiff_t r = n % 64, i;
+    uint64_t valid = (1ull << r) - 1; /* (r < 64) */
+    __mmask32 v0 = (__mmask32)valid, v1 = (__mmask32)(valid >> 32), all = 0xffffffffu;
+    if (!(last & ODML_LAST)) {
+        for (i = 0; i + 64 <= n; i += 64) {
+            uint64_t b = ties16(p + 2 * i, all, all, hb, nan);
+            if (b) return (uint32_t)(i + __builtin_ctzll(b));
+        }
+        return (uint32_t)(i + __builtin_ctzll(ties16(p + 2 * i, v0, v1, hb, nan) | 1ull << 63));
+    }
+    i = n - r;
+    uint64_t b = r ? ties16(p + 2 * i, v0, v1, hb, nan) : 0;
+    if (b) return (uint32_t)(i + 63 - __builtin_clzll(b));
+    for (i -= 64; i >= 0; i -= 64) {
+        b = ties16(p + 2 * i, all, all, hb, nan);
+        if (b) return (uint32_t)(i + 63 - __builtin_clzll(b));
+    }
+    return 0; /* not reached: the best value is one of the elements */
+}
+#endif
+
 ALWAYS vf lanes_f(const char *p, ptrdiff_t s, ptrdiff_t nl, int f16, float pad);
 ALWAYS uint32_t argmax_run_f(const char *p, ptrdiff_t n, const int f16, int last, float bm) {
     ptrdiff_t i;
@@ -1174,6 +1209,9 @@ ALWAYS uint32_t argmax_run_f(const char *p, ptrdiff_t n, const int f16, int last
         b |= (uint64_t)!b; /* (not reached: the best value is one of the elements) */
         return (uint32_t)(last & ODML_LAST ? 63 - __builtin_clzll(b) : __builtin_ctzll(b));
     }
+#if defined(__AVX512F__)
+    if (f16 && bm != 0.0f) return argmax_run_h(p, n, last, bm);
+#endif
     if (!(last & ODML_LAST)) {
         /* four vectors a test (one 4*LANES-bit mask): a short row takes one branch, not a mispredicted exit */
         for (i = 0; i + 4 * LANES <= full; i += 4 * LANES) {

@@ -379,7 +379,7 @@ def _check_specials(got: np.ndarray, ref: np.ndarray, context: str) -> np.ndarra
 
 
 def assert_log_softmax_close(got: np.ndarray, ref: np.ndarray, context: str = "", float32_ulps: int = 1) -> None:
-    """FLOAT32 within ``float32_ulps`` (1 for LOG_SOFTMAX; SOFTMAX's float32 kernel allows 3), FLOAT16 within 1 ulp
+    """FLOAT32 within ``float32_ulps`` (the backends' bounds: cases.activation.FLOAT32_ULPS), FLOAT16 within 1 ulp
     of the exact value (ulp taken at |ref|)."""
     assert got.shape == ref.shape, f"{context}: shape {got.shape} != {ref.shape}"
     check = _check_specials(got, ref, context)

@@ -1301,6 +1301,26 @@ ALWAYS void put_lanes_f(char *p, ptrdiff_t s, ptrdiff_t nl, int f16, vf v) {
     }
 }
 
+/* A packed float32 output row of n elements at po, V the vector of outputs from element i (an expression of the
+ * macro's i), stored from a vector's alignment on: NumPy's large arrays start 16 bytes past a page, and a row
+ * stored from there splits every (AVX-512) vector store across two cache lines. The first and last vectors are stored whole where they
+ * overlap the aligned ones (the same values twice: masked stores measured slower). */
+#define ROW_STORE_F32(po, n, i, V)                                                                              \
+    do {                                                                                                        \
+        ptrdiff_t i = 0;                                                                                        \
+        if ((n) < LANES || (uintptr_t)(po) % 4) {                                                               \
+            for (; i < (n); i += LANES) put_lanes_f((po) + i * 4, 4, (n) - i < LANES ? (n) - i : LANES, 0, V);  \
+            break;                                                                                              \
+        }                                                                                                       \
+        storef(po, V);                                                                                          \
+        for (i = (ptrdiff_t)(-(uintptr_t)(po) % (LANES * 4)) / 4; i + LANES <= (n); i += LANES)                 \
+            storef((po) + i * 4, V);                                                                            \
+        if (i < (n)) {                                                                                          \
+            i = (n) - LANES;                                                                                    \
+            storef((po) + i * 4, V);                                                                            \
+        }                                                                                                       \
+    } while (0)
+
 /* ---- HARDMAX: the first maximum's index (ARGMAX INCREASING), then 1 there and 0 elsewhere ---- */
 /* One output run of a HARDMAX group (its first element is the group's element `flat`): 1 at `at`, else 0. */
 ALWAYS void hardmax_fill(char *po, uint32_t flat, const rdims *R, int f16, uint32_t at) {
@@ -1360,7 +1380,7 @@ static void hardmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, i
 /* ---- LOG_SOFTMAX: out = x - max - log(sum(exp(x - max))), with log(sum) = log(count of maxima) +
  * log1p(rest / count) in double so that a dominated group's maxima keep their tiny negative value. exp runs in
  * float32 on x - max split exactly (TwoSum) into t + err, as exp(t) * (1 + err); the sums are in double; the
- * output x - max - L is formed in double and rounded once to float32 (twice for float16: via float32).
+ * output x - max - L is formed as ls_out_run says.
  * A group whose max is not finite (a NaN, a +inf, only -inf) is all NaN. ---- */
 ALWAYS vd widen(vf v) { return __builtin_convertvector(v, vd); }
 ALWAYS vf narrow(vd v) { return __builtin_convertvector(v, vf); }
@@ -1680,8 +1700,9 @@ static double group_count(const rdims *R) {
 #define SM_STACK 4096
 #define SM_KEEP (1 << 20)
 
-/* A scratch row of count (+ LANES: partial vectors are stored whole) floats: `stack` when it is large enough,
- * else the task's (allocated once per task by red_task), or NULL. */
+/* A scratch row of count (+ 2 LANES: partial vectors are stored whole, and softmax_row32 shifts its terms by up
+ * to a vector) floats: `stack` when it is large enough, else the task's (allocated once per task by red_task), or
+ * NULL. */
 static float *scratch_row(ptrdiff_t count, float *stack, const rctx *c) { return count <= SM_STACK ? stack : c->scratch; }
 
 /* The sum of the n floats at p, in double (four chains). */
@@ -1840,15 +1861,46 @@ typedef struct {
     double rest, L; /* the sum of the other terms; log(count + rest) */
 } ls_row;
 
-ALWAYS void ls_sum(const char *in, const rdims *R, int f16, ls_row *r) {
-    if (f16) {
-        r->rest = rest16(in, R, r->top, 1, &r->count);
-        return;
+/* The plain sum of a float32 row (add_terms' terms and their sum, without its range checks), the row's output
+ * lines fetched for writing on the way. */
+ALWAYS void ls_sum32(const char *in, char *out, ptrdiff_t n, const int two, ls_row *r) {
+    vf m = splatf(r->top), lo = {0}, eh, el;
+    vi cnt = {0};
+    dsum hi = {0};
+    ptrdiff_t i = 0;
+    while (i < n) {
+        ptrdiff_t end = i + 256 * LANES < n ? i + 256 * LANES : n; /* (the float part joins hi every 256 vectors) */
+        for (; i + LANES <= end; i += LANES) {
+            __builtin_prefetch(in + (i + (two ? 2 : 1) * n) * 4); /* the next row (pair), usually adjacent */
+            __builtin_prefetch(out + i * 4, 1); /* (its read from memory starts here, not at the store) */
+            vf err, t = two_diff(loadf(in + i * 4), m, &err), sc, rr, q;
+            vi eq = cmp_eq(t, splatf(0.0f));
+            exp_parts_in(t, &sc, &rr, &q, 0);
+            exp_split(sc, rr, q, err, ~eq, &eh, &el);
+            dsum_add(&hi, eh);
+            lo += el;
+            cnt -= eq;
+        }
+        if (i < end) { /* a partial vector, padded with the maximum (counted as one, then taken back) */
+            vf err, t = two_diff(row_at(in, i, n, 0, r->top), m, &err), sc, rr, q;
+            vi eq = cmp_eq(t, splatf(0.0f));
+            exp_parts_in(t, &sc, &rr, &q, 0);
+            exp_split(sc, rr, q, err, ~eq, &eh, &el);
+            dsum_add(&hi, eh);
+            lo += el;
+            cnt -= eq;
+            cnt[0] -= (int32_t)(i + LANES - n);
+            i = end;
+        }
+        dsum_add(&hi, lo);
+        lo = (vf){0};
     }
-    vi cnt = {0}, flag = {0};
-    dsum sum = {0};
-    sum_pass_c(in, R, 0, splatf(r->top), 0, 1, &flag, &cnt, &sum); /* (the plain sum: every term normal) */
-    r->count = (uint64_t)hsum_i64(cnt), r->rest = dsum_total(&sum);
+    r->count = (uint64_t)hsum_i64(cnt), r->rest = dsum_total(&hi);
+}
+
+ALWAYS void ls_sum(const char *in, char *out, const rdims *R, int f16, const int two, ls_row *r) {
+    if (f16) r->rest = rest16(in, R, r->top, 1, &r->count);
+    else ls_sum32(in, out, R->n[0], two, r);
 }
 
 /* Float16 LOG_SOFTMAX outputs y = (x - m) - L whose float32 value reached float16's overflow threshold, -65520,
@@ -1859,7 +1911,8 @@ ALWAYS void ls16_threshold(char *po, ptrdiff_t so, ptrdiff_t k, vf x, vf y, floa
             if (y[j] <= -65520.0f) put_f16_of(po + j * so, ((double)x[j] - m) - L);
 }
 
-ALWAYS void ls_out_run(const char *pi, char *po, const rdims *R, int f16, float m, double L, const int row);
+ALWAYS void ls_out_run(const char *pi, char *po, const rdims *R, int f16, float m, double L, const int row,
+                       int plain);
 
 ALWAYS int log_softmax_rows(const char *const in[], char *const out[], const int two, const rdims *R, int f16) {
     ptrdiff_t n = R->n[0];
@@ -1867,8 +1920,8 @@ ALWAYS int log_softmax_rows(const char *const in[], char *const out[], const int
     int ok = row_range(in[0], n, f16, &a.top, &a.low);
     if (two) ok &= row_range(in[1], n, f16, &b.top, &b.low);
     if (!ok) return 0;
-    ls_sum(in[0], R, f16, &a);
-    if (two) ls_sum(in[1], R, f16, &b);
+    ls_sum(in[0], out[0], R, f16, two, &a);
+    if (two) ls_sum(in[1], out[1], R, f16, two, &b);
     if (two) {
         d2 L = log_sum2(a.count, a.rest, b.count, b.rest);
         a.L = L[0], b.L = L[1];
@@ -1876,23 +1929,32 @@ ALWAYS int log_softmax_rows(const char *const in[], char *const out[], const int
         a.L = log_sum(a.count, a.rest);
     }
     if (a.L != a.L || (two && b.L != b.L)) return 0; /* a NaN entry */
-    ls_out_run(in[0], out[0], R, f16, a.top, a.L, 1);
-    if (two) ls_out_run(in[1], out[1], R, f16, b.top, b.L, 1);
+    ls_out_run(in[0], out[0], R, f16, a.top, a.L, 1, 1);
+    if (two) ls_out_run(in[1], out[1], R, f16, b.top, b.L, 1, 1);
     return 1;
 }
 
 static int is_row(const rdims *R, const rctx *c) { return R->nd == 1 && R->si[0] == c->isize && R->so[0] == c->osize; }
 
-/* One run of LOG_SOFTMAX's outputs: (x - m) - L in double rounded once (float16: in float32, see fdsum). `row`
- * (a constant): a packed row of the plain range, its stride known, and no output near float16's overflow
- * threshold (every entry lies within 87 of its maximum). */
-ALWAYS void ls_out_run(const char *pi, char *po, const rdims *R, int f16, float m, double L, const int row) {
+/* One run of LOG_SOFTMAX's outputs y = (x - m) - L. A `plain` group (a finite maximum, every entry within 87 of
+ * it) and every float16 group take it in float32 with L rounded to float: x - m and that L lie on the same side
+ * of 0 as y, no larger than |y|, so the three roundings and L's own error (2e-8 relative: add_terms) stay within
+ * 1.6 ulp of y (README "Speed"); other float32 groups (terms below e^-87 decide their L) in double, rounded
+ * once. Every layout of a group takes the same rule: a strided group gives the bits of the packed one. `row` (a
+ * constant): a packed row of the plain range, its stride known, and no output near float16's overflow
+ * threshold. */
+ALWAYS void ls_out_run(const char *pi, char *po, const rdims *R, int f16, float m, double L, const int row,
+                       int plain) {
     ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
     vf vm = splatf(m), l = float16_shift(L);
+    if (row && !f16) {
+        ROW_STORE_F32(po, n, i, (row_at(pi, i, n, 0, 0) - vm) - l);
+        return;
+    }
     for (ptrdiff_t i = 0; i < n; i += LANES) {
         ptrdiff_t k = n - i < LANES ? n - i : LANES;
         vf x = row ? row_at(pi, i, n, f16, 0) : lanes_f(pi + i * s, s, k, f16, 0);
-        vf y = f16 ? (x - vm) - l : shifted_d(x, m, L);
+        vf y = f16 || plain ? (x - vm) - l : shifted_d(x, m, L);
         if (row) {
             put_lanes_f(po + i * (f16 ? 2 : 4), f16 ? 2 : 4, k, f16, y);
             continue;
@@ -1932,7 +1994,8 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
         }
         if (L != L) L = log_sum((uint64_t)hsum_i(cnt), dsum_total(&sum)); /* (a lane count stays below 2^28) */
     }
-    FOR_RUNS(R, in, out, pi, po, flat, ls_out_run(pi, po, R, f16, m, L, 0));
+    int plain = isfinite(m) && low - m >= -87.0f;
+    FOR_RUNS(R, in, out, pi, po, flat, ls_out_run(pi, po, R, f16, m, L, 0, plain));
 }
 
 /* The maxima of gb adjacent groups with far runs (see GROUP_BLOCK), run by run, and whether each is plain for the
@@ -1990,7 +2053,7 @@ static void log_softmax_far(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t 
         }
         FOR_RUNS(R, bi, bo, pi, po, flat, {
             for (int g = 0; g < gb; g++)
-                if (plain[g]) ls_out_run(pi + g * gsi, po + g * gso, R, f16, m[g], L[g], 0);
+                if (plain[g]) ls_out_run(pi + g * gsi, po + g * gso, R, f16, m[g], L[g], 0, 1);
         });
         for (int g = 0; g < gb; g++)
             if (!plain[g]) log_softmax_c(bi + g * gsi, bo + g * gso, R, c);
@@ -1998,7 +2061,7 @@ static void log_softmax_far(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t 
 }
 
 #ifndef PAIR_MAX
-#define PAIR_MAX 256 /* longer rows have independent work enough of their own */
+#define PAIR_MAX 2048 /* longer rows have independent work enough of their own */
 #endif
 static void log_softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R,
                           const rctx *c) {
@@ -2037,12 +2100,18 @@ static void log_softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t ls
         }
     }
     vd L, md = widen(m);
-    for (int l = 0; l < LANES; l++) L[l] = isfinite(m[l]) ? log_sum((uint32_t)cnt[l], dsum_lane(&sum, l)) : NAN;
+    vf l;
+    for (int k = 0; k < LANES; k++) {
+        L[k] = isfinite(m[k]) ? log_sum((uint32_t)cnt[k], dsum_lane(&sum, k)) : NAN;
+        l[k] = float16_shift(L[k])[0];
+    }
+    vi plain = ~cmp_lt(mn - m, splatf(-87.0f)) & cmp_eq(m - m, splatf(0.0f)); /* (see ls_out_run) */
     FOR_RUNS(R, in, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i++) {
-            vd y = (widen(lanes_f(pi + i * s, lsi, nl, f16, 0)) - md) - L;
-            vf yf = narrow(y);
+            vf x = lanes_f(pi + i * s, lsi, nl, f16, 0);
+            vd y = (widen(x) - md) - L;
+            vf yf = selectf(plain, (x - m) - l, narrow(y));
             put_lanes_f(po + i * so, lso, nl, f16, yf);
             if (f16 && ANY(yf <= -65520.0f)) /* (see ls16_threshold) */
                 for (int j = 0; j < nl; j++)
@@ -2184,40 +2253,61 @@ ALWAYS fscale fscale_of(double c) { return c; }
 ALWAYS vf fscaled(vf x, fscale c) { return scaled_d(x, c); }
 #endif
 
-/* SOFTMAX of a row, as softmax_c computes it (terms in the output); a float16 row as fdsum explains, its
- * terms in the scratch row and its outputs e * (1 / sum) in float32. Returns 0 when the general kernel must do
- * the row. */
-ALWAYS int softmax_row(const char *in, char *out, ptrdiff_t n, int f16, const rctx *c) {
-    float top, low, stack[SM_STACK + LANES], *keep = f16 ? scratch_row(n, stack, c) : NULL;
-    if ((f16 && !keep) || !row_range(in, n, f16, &top, &low)) return 0;
+/* SOFTMAX of a float32 row, as softmax_c computes it, its terms in the scratch row (the output is then written
+ * once, from the cache line on). Returns 0 when the general kernel must do the row (out untouched). */
+ALWAYS int softmax_row32(const char *in, char *out, ptrdiff_t n, const rctx *c) {
+    float top, low, stack[SM_STACK + 2 * LANES], *keep = scratch_row(n, stack, c);
+    if (!keep || !row_range(in, n, 0, &top, &low)) return 0;
+    /* (the terms placed as the outputs lie in their cache lines: see ROW_STORE_F32, whose loads then read whole
+     * stored vectors; a load across two of them, still in the store queue, waits for both) */
+    keep += ((uintptr_t)out - (uintptr_t)keep) % (LANES * 4) / 4;
     vf m = splatf(top);
     dsum sum = {0};
-    fdsum sum16 = {0};
     ptrdiff_t i = 0;
-    for (; i < n; i += LANES) {
-        __builtin_prefetch(in + (i + n) * (f16 ? 2 : 4));
-        vf e = softmax_term_of(row_at(in, i, n, f16, top), m, f16);
-        if (i + LANES > n) e = selectf(IOTA < (vu){0} + (uint32_t)(n - i), e, splatf(0)); /* (no padding term) */
-        if (f16) storef(keep + i, e), fdsum_add(&sum16, e);
-        else put_lanes_f(out + i * 4, 4, n - i < LANES ? n - i : LANES, 0, e), dsum_add(&sum, e);
+    for (; i + LANES <= n; i += LANES) {
+        __builtin_prefetch(in + (i + n) * 4); /* the next row, usually adjacent */
+        __builtin_prefetch(out + i * 4, 1); /* its output line, for writing: its read from memory starts now */
+        vf e = softmax_term(loadf(in + i * 4), m);
+        storef(keep + i, e);
+        dsum_add(&sum, e);
     }
-    double total = f16 ? fdsum_total(&sum16) : dsum_total(&sum);
+    if (i < n) {
+        vf e = selectf(IOTA < (vu){0} + (uint32_t)(n - i), softmax_term(row_at(in, i, n, 0, top), m), splatf(0));
+        storef(keep + i, e);
+        dsum_add(&sum, e);
+    }
+    double total = dsum_total(&sum);
     if (total != total) return 0; /* a NaN entry */
-    if (f16) {
-        double inv = 1.0 / total;
-        for (i = 0; i < n; i += LANES)
-            put_lanes_f(out + i * 2, 2, n - i < LANES ? n - i : LANES, 1, softmax_scaled(loadf(keep + i), inv, 1));
-        return 1;
-    }
     fscale inv = fscale_of(1.0 / total);
-    for (i = 0; i + LANES <= n; i += LANES) storef(out + i * 4, fscaled(loadf(out + i * 4), inv));
-    if (i < n) put_lanes_f(out + i * 4, 4, n - i, 0, fscaled(row_at(out, i, n, 0, 0), inv));
+    ROW_STORE_F32(out, n, j, fscaled(loadf(keep + j), inv));
+    return 1;
+}
+
+/* SOFTMAX of a float16 row, as fdsum explains: its terms in the scratch row and its outputs e * (1 / sum) in
+ * float32. Returns 0 when the general kernel must do the row. */
+ALWAYS int softmax_row16(const char *in, char *out, ptrdiff_t n, const rctx *c) {
+    float top, low, stack[SM_STACK + LANES], *keep = scratch_row(n, stack, c);
+    if (!keep || !row_range(in, n, 1, &top, &low)) return 0;
+    vf m = splatf(top);
+    fdsum sum = {0};
+    for (ptrdiff_t i = 0; i < n; i += LANES) {
+        __builtin_prefetch(in + (i + n) * 2);
+        vf e = exp_normal(row_at(in, i, n, 1, top) - m);
+        if (i + LANES > n) e = selectf(IOTA < (vu){0} + (uint32_t)(n - i), e, splatf(0)); /* (no padding term) */
+        storef(keep + i, e);
+        fdsum_add(&sum, e);
+    }
+    double total = fdsum_total(&sum);
+    if (total != total) return 0; /* a NaN entry */
+    double inv = 1.0 / total;
+    for (ptrdiff_t i = 0; i < n; i += LANES)
+        put_lanes_f(out + i * 2, 2, n - i < LANES ? n - i : LANES, 1, softmax_scaled(loadf(keep + i), inv, 1));
     return 1;
 }
 
 static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
     int f16 = c->in_dtype == ODML_F16, osz = f16 ? 2 : 4;
-    if (is_row(R, c) && (f16 ? softmax_row(in, out, R->n[0], 1, c) : softmax_row(in, out, R->n[0], 0, c))) return;
+    if (is_row(R, c) && (f16 ? softmax_row16(in, out, R->n[0], c) : softmax_row32(in, out, R->n[0], c))) return;
     float top, low;
     group_max_min(in, R, f16, &top, &low);
     if (!(isfinite(top) && low - top >= -87.0f)) {
@@ -2225,7 +2315,9 @@ static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) 
         return;
     }
     ptrdiff_t count = (ptrdiff_t)group_count(R);
-    float stack[SM_STACK + LANES], *keep = scratch_row(count, stack, c); /* (a partial vector is stored whole) */
+    /* (a partial vector is stored whole; a large float32 group keeps its terms in the output, which measured
+     * faster: its sum then needs no pass of its own) */
+    float stack[SM_STACK + LANES], *keep = f16 || count <= SM_STACK ? scratch_row(count, stack, c) : NULL;
     int kept = keep != NULL;
     vf m = splatf(top);
     dsum sum = {0};
@@ -2647,6 +2739,7 @@ static int reduce(int op, const odml_array *in, const odml_array *out, const odm
     red_plan P = {.in = in->data, .out = out->data};
     P.c = (rctx){.in_dtype = in->dtype, .out_dtype = out->dtype, .isize = in->itemsize, .osize = out->itemsize,
                  .last = prm->flags & (ODML_LAST | ODML_MIN)};
+
     if (red_pick(op, in->dtype, &P.contig, &P.run, &P.strip)) return -1;
     int full = ODML_FULL_OUTPUT(op);
     int lane = -1, nk = 0;
@@ -2669,10 +2762,9 @@ static int reduce(int op, const odml_array *in, const odml_array *out, const odm
     }
     if (!P.R.nd) P.R = (rdims){1, {1}, {in->itemsize}, {out->itemsize}};
     ptrdiff_t count = (ptrdiff_t)group_count(&P.R);
-    /* A scratch row per task for groups beyond the stack's (a float32 SOFTMAX keeps its terms in the output
-     * instead, which measured faster there: its sum then needs no pass of its own). */
-    int wants = op == ODML_OP_LOG_SOFTMAX || (op == ODML_OP_SOFTMAX && in->dtype == ODML_F16);
-    if (wants && count > SM_STACK && count <= SM_KEEP) P.c.scratch_n = count + LANES;
+    /* A scratch row per task for groups beyond the stack's. */
+    int wants = op == ODML_OP_LOG_SOFTMAX || op == ODML_OP_SOFTMAX;
+    if (wants && count > SM_STACK && count <= SM_KEEP) P.c.scratch_n = count + 2 * LANES;
     int inner = P.R.nd - 1, contig = P.R.si[inner] == in->itemsize;
     if (lane < 0 && !(contig && P.R.n[inner] >= LANES) && nk) { /* no contiguous dimension, or a run shorter than a
                                                                    * vector: gather lanes along the densest kept one */

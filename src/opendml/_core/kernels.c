@@ -1700,9 +1700,9 @@ static double group_count(const rdims *R) {
 #define SM_STACK 4096
 #define SM_KEEP (1 << 20)
 
-/* A scratch row of count (+ 2 LANES: partial vectors are stored whole, and softmax_row32 shifts its terms by up
- * to a vector) floats: `stack` when it is large enough, else the task's (allocated once per task by red_task), or
- * NULL. */
+/* A scratch row of count (+ 2 LANES: partial vectors are stored whole, and softmax_row32 may shift its terms by
+ * up to a vector) floats: `stack` when it is large enough, else the task's (allocated once per task by red_task),
+ * or NULL. */
 static float *scratch_row(ptrdiff_t count, float *stack, const rctx *c) { return count <= SM_STACK ? stack : c->scratch; }
 
 /* The sum of the n floats at p, in double (four chains). */
@@ -2254,19 +2254,21 @@ ALWAYS vf fscaled(vf x, fscale c) { return scaled_d(x, c); }
 #endif
 
 /* SOFTMAX of a float32 row, as softmax_c computes it, its terms in the scratch row (the output is then written
- * once, from the cache line on). Returns 0 when the general kernel must do the row (out untouched). */
+ * once; its lines are fetched while the terms are computed). A long row's outputs are stored from a vector's
+ * alignment on (ROW_STORE_F32), its terms placed as the outputs so that those loads are aligned too; a short row
+ * stores as it computed (a load across two vectors stored a moment before, still in the store queue, would wait
+ * for both). Returns 0 when the general kernel must do the row. */
 ALWAYS int softmax_row32(const char *in, char *out, ptrdiff_t n, const rctx *c) {
     float top, low, stack[SM_STACK + 2 * LANES], *keep = scratch_row(n, stack, c);
     if (!keep || !row_range(in, n, 0, &top, &low)) return 0;
-    /* (the terms placed as the outputs lie in their cache lines: see ROW_STORE_F32, whose loads then read whole
-     * stored vectors; a load across two of them, still in the store queue, waits for both) */
-    keep += ((uintptr_t)out - (uintptr_t)keep) % (LANES * 4) / 4;
+    int aligned = n >= 16 * LANES;
+    if (aligned) keep += ((uintptr_t)out - (uintptr_t)keep) % (LANES * 4) / 4;
     vf m = splatf(top);
     dsum sum = {0};
     ptrdiff_t i = 0;
     for (; i + LANES <= n; i += LANES) {
         __builtin_prefetch(in + (i + n) * 4); /* the next row, usually adjacent */
-        __builtin_prefetch(out + i * 4, 1); /* its output line, for writing: its read from memory starts now */
+        __builtin_prefetch(out + i * 4, 1);   /* its output line, for writing: its read from memory starts now */
         vf e = softmax_term(loadf(in + i * 4), m);
         storef(keep + i, e);
         dsum_add(&sum, e);
@@ -2279,7 +2281,12 @@ ALWAYS int softmax_row32(const char *in, char *out, ptrdiff_t n, const rctx *c) 
     double total = dsum_total(&sum);
     if (total != total) return 0; /* a NaN entry */
     fscale inv = fscale_of(1.0 / total);
-    ROW_STORE_F32(out, n, j, fscaled(loadf(keep + j), inv));
+    if (aligned) {
+        ROW_STORE_F32(out, n, j, fscaled(loadf(keep + j), inv));
+        return 1;
+    }
+    for (i = 0; i + LANES <= n; i += LANES) storef(out + i * 4, fscaled(loadf(keep + i), inv));
+    if (i < n) put_lanes_f(out + i * 4, 4, n - i, 0, fscaled(loadf(keep + i), inv));
     return 1;
 }
 
@@ -2315,8 +2322,8 @@ static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) 
         return;
     }
     ptrdiff_t count = (ptrdiff_t)group_count(R);
-    /* (a partial vector is stored whole; a large float32 group keeps its terms in the output, which measured
-     * faster: its sum then needs no pass of its own) */
+    /* (a partial vector is stored whole; a large float32 group that is not one row keeps its terms in the output,
+     * its sum then needs no pass of its own) */
     float stack[SM_STACK + LANES], *keep = f16 || count <= SM_STACK ? scratch_row(count, stack, c) : NULL;
     int kept = keep != NULL;
     vf m = splatf(top);

@@ -1850,11 +1850,12 @@ ALWAYS vf float16_shift(double L) {
     return splatf(L > 0 && f == 0 ? 0x1p-149f : f);
 }
 
-/* LOG_SOFTMAX of one or two rows (`two`, a constant), as log_softmax_c computes them without its NaN-aware scan
- * (float32: sum_pass_c's plain sum, a row needing no scratch: see log_sum_kept; float16: see fdsum, the output
- * (x - m) - L in float32). Two rows go stage by stage, each stage for both before the next: a short row is bound
- * by its chain of dependent steps (max, horizontal max, exp, sum, log), and two independent chains overlap.
+/* LOG_SOFTMAX of k rows (a constant, at most ROWS_MAX), as log_softmax_c computes them without its NaN-aware scan
+ * (float32: add_terms' plain terms, a row needing no scratch: see log_sum_kept; float16: see fdsum; the output
+ * as ls_out_run forms it). The rows go stage by stage, each stage for all before the next: a short row is bound
+ * by its chain of dependent steps (max, horizontal max, exp, sum, log), and independent chains overlap.
  * Returns 0 when the general kernel must do the rows (out untouched then). */
+#define ROWS_MAX 4 /* rows done stage by stage together (log_softmax_rows, softmax_rows32) */
 typedef struct {
     float top, low;
     uint64_t count; /* of the maxima */
@@ -1863,7 +1864,7 @@ typedef struct {
 
 /* The plain sum of a float32 row (add_terms' terms and their sum, without its range checks), the row's output
  * lines fetched for writing on the way. */
-ALWAYS void ls_sum32(const char *in, char *out, ptrdiff_t n, const int two, ls_row *r) {
+ALWAYS void ls_sum32(const char *in, char *out, ptrdiff_t n, const int ahead, ls_row *r) {
     vf m = splatf(r->top), lo = {0}, eh, el;
     vi cnt = {0};
     dsum hi = {0};
@@ -1871,7 +1872,7 @@ ALWAYS void ls_sum32(const char *in, char *out, ptrdiff_t n, const int two, ls_r
     while (i < n) {
         ptrdiff_t end = i + 256 * LANES < n ? i + 256 * LANES : n; /* (the float part joins hi every 256 vectors) */
         for (; i + LANES <= end; i += LANES) {
-            __builtin_prefetch(in + (i + (two ? 2 : 1) * n) * 4); /* the next row (pair), usually adjacent */
+            __builtin_prefetch(in + (i + ahead * n) * 4); /* a later row, usually adjacent */
             __builtin_prefetch(out + i * 4, 1); /* (its read from memory starts here, not at the store) */
             vf err, t = two_diff(loadf(in + i * 4), m, &err), sc, rr, q;
             vi eq = cmp_eq(t, splatf(0.0f));
@@ -1898,9 +1899,9 @@ ALWAYS void ls_sum32(const char *in, char *out, ptrdiff_t n, const int two, ls_r
     r->count = (uint64_t)hsum_i64(cnt), r->rest = dsum_total(&hi);
 }
 
-ALWAYS void ls_sum(const char *in, char *out, const rdims *R, int f16, const int two, ls_row *r) {
+ALWAYS void ls_sum(const char *in, char *out, const rdims *R, int f16, const int ahead, ls_row *r) {
     if (f16) r->rest = rest16(in, R, r->top, 1, &r->count);
-    else ls_sum32(in, out, R->n[0], two, r);
+    else ls_sum32(in, out, R->n[0], ahead, r);
 }
 
 /* Float16 LOG_SOFTMAX outputs y = (x - m) - L whose float32 value reached float16's overflow threshold, -65520,
@@ -1914,23 +1915,23 @@ ALWAYS void ls16_threshold(char *po, ptrdiff_t so, ptrdiff_t k, vf x, vf y, floa
 ALWAYS void ls_out_run(const char *pi, char *po, const rdims *R, int f16, float m, double L, const int row,
                        int plain);
 
-ALWAYS int log_softmax_rows(const char *const in[], char *const out[], const int two, const rdims *R, int f16) {
+ALWAYS int log_softmax_rows(const char *const in[], char *const out[], const int k, const rdims *R, int f16) {
     ptrdiff_t n = R->n[0];
-    ls_row a = {0}, b = {0};
-    int ok = row_range(in[0], n, f16, &a.top, &a.low);
-    if (two) ok &= row_range(in[1], n, f16, &b.top, &b.low);
-    if (!ok) return 0;
-    ls_sum(in[0], out[0], R, f16, two, &a);
-    if (two) ls_sum(in[1], out[1], R, f16, two, &b);
-    if (two) {
-        d2 L = log_sum2(a.count, a.rest, b.count, b.rest);
-        a.L = L[0], b.L = L[1];
-    } else {
-        a.L = log_sum(a.count, a.rest);
+    ls_row a[ROWS_MAX] = {0};
+    for (int r = 0; r < k; r++)
+        if (!row_range(in[r], n, f16, &a[r].top, &a[r].low)) return 0;
+    for (int r = 0; r < k; r++) ls_sum(in[r], out[r], R, f16, k, &a[r]);
+    for (int r = 0; r < k; r += 2) {
+        if (r + 1 < k) {
+            d2 L = log_sum2(a[r].count, a[r].rest, a[r + 1].count, a[r + 1].rest);
+            a[r].L = L[0], a[r + 1].L = L[1];
+        } else {
+            a[r].L = log_sum(a[r].count, a[r].rest);
+        }
     }
-    if (a.L != a.L || (two && b.L != b.L)) return 0; /* a NaN entry */
-    ls_out_run(in[0], out[0], R, f16, a.top, a.L, 1, 1);
-    if (two) ls_out_run(in[1], out[1], R, f16, b.top, b.L, 1, 1);
+    for (int r = 0; r < k; r++)
+        if (a[r].L != a[r].L) return 0; /* a NaN entry */
+    for (int r = 0; r < k; r++) ls_out_run(in[r], out[r], R, f16, a[r].top, a[r].L, 1, 1);
     return 1;
 }
 
@@ -1968,7 +1969,7 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
     int f16 = c->in_dtype == ODML_F16;
     const char *ins[1] = {in};
     char *outs[1] = {out};
-    if (is_row(R, c) && (f16 ? log_softmax_rows(ins, outs, 0, R, 1) : log_softmax_rows(ins, outs, 0, R, 0))) return;
+    if (is_row(R, c) && (f16 ? log_softmax_rows(ins, outs, 1, R, 1) : log_softmax_rows(ins, outs, 1, R, 0))) return;
     float m, low;
     group_max_min(in, R, f16, &m, &low);
     double L = NAN;
@@ -2072,13 +2073,12 @@ static void log_softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gs
         return;
     }
     if (is_row(R, c) && R->n[0] <= PAIR_MAX)
-        for (; g + 1 < count; g += 2) { /* in pairs */
-            const char *ins[2] = {in + g * gsi, in + (g + 1) * gsi};
-            char *outs[2] = {out + g * gso, out + (g + 1) * gso};
-            if (!(f16 ? log_softmax_rows(ins, outs, 1, R, 1) : log_softmax_rows(ins, outs, 1, R, 0))) {
-                log_softmax_c(ins[0], outs[0], R, c);
-                log_softmax_c(ins[1], outs[1], R, c);
-            }
+        for (; g + ROWS_MAX <= count; g += ROWS_MAX) { /* ROWS_MAX at a time */
+            const char *ins[ROWS_MAX];
+            char *outs[ROWS_MAX];
+            for (int r = 0; r < ROWS_MAX; r++) ins[r] = in + (g + r) * gsi, outs[r] = out + (g + r) * gso;
+            if (!(f16 ? log_softmax_rows(ins, outs, ROWS_MAX, R, 1) : log_softmax_rows(ins, outs, ROWS_MAX, R, 0)))
+                for (int r = 0; r < ROWS_MAX; r++) log_softmax_c(ins[r], outs[r], R, c);
         }
     for (; g < count; g++) log_softmax_c(in + g * gsi, out + g * gso, R, c);
 }
@@ -2253,22 +2253,19 @@ ALWAYS fscale fscale_of(double c) { return c; }
 ALWAYS vf fscaled(vf x, fscale c) { return scaled_d(x, c); }
 #endif
 
-/* SOFTMAX of a float32 row, as softmax_c computes it, its terms in the scratch row (the output is then written
+/* SOFTMAX of float32 rows, as softmax_c computes them, their terms in scratch rows (the output is then written
  * once; its lines are fetched while the terms are computed). A long row's outputs are stored from a vector's
  * alignment on (ROW_STORE_F32), its terms placed as the outputs so that those loads are aligned too; a short row
  * stores as it computed (a load across two vectors stored a moment before, still in the store queue, would wait
- * for both). Returns 0 when the general kernel must do the row. */
-ALWAYS int softmax_row32(const char *in, char *out, ptrdiff_t n, const rctx *c) {
-    float top, low, stack[SM_STACK + 2 * LANES], *keep = scratch_row(n, stack, c);
-    if (!keep || !row_range(in, n, 0, &top, &low)) return 0;
-    int aligned = n >= 16 * LANES;
-    if (aligned) keep += ((uintptr_t)out - (uintptr_t)keep) % (LANES * 4) / 4;
+ * for both). */
+/* The terms of a row into keep (the next row `ahead` rows on fetched meanwhile); returns their sum. */
+ALWAYS double softmax_sum32(const char *in, char *out, ptrdiff_t n, ptrdiff_t ahead, float top, float *keep) {
     vf m = splatf(top);
     dsum sum = {0};
     ptrdiff_t i = 0;
     for (; i + LANES <= n; i += LANES) {
-        __builtin_prefetch(in + (i + n) * 4); /* the next row, usually adjacent */
-        __builtin_prefetch(out + i * 4, 1);   /* its output line, for writing: its read from memory starts now */
+        __builtin_prefetch(in + (i + ahead * n) * 4); /* a later row, usually adjacent */
+        __builtin_prefetch(out + i * 4, 1);           /* this output line, for writing: read from memory now */
         vf e = softmax_term(loadf(in + i * 4), m);
         storef(keep + i, e);
         dsum_add(&sum, e);
@@ -2278,15 +2275,41 @@ ALWAYS int softmax_row32(const char *in, char *out, ptrdiff_t n, const rctx *c) 
         storef(keep + i, e);
         dsum_add(&sum, e);
     }
-    double total = dsum_total(&sum);
-    if (total != total) return 0; /* a NaN entry */
+    return dsum_total(&sum);
+}
+
+ALWAYS void softmax_out32(char *out, ptrdiff_t n, const float *keep, double total, int aligned) {
     fscale inv = fscale_of(1.0 / total);
     if (aligned) {
         ROW_STORE_F32(out, n, j, fscaled(loadf(keep + j), inv));
-        return 1;
+        return;
     }
-    for (i = 0; i + LANES <= n; i += LANES) storef(out + i * 4, fscaled(loadf(keep + i), inv));
+    ptrdiff_t i = 0;
+    for (; i + LANES <= n; i += LANES) storef(out + i * 4, fscaled(loadf(keep + i), inv));
     if (i < n) put_lanes_f(out + i * 4, 4, n - i, 0, fscaled(loadf(keep + i), inv));
+}
+
+/* k rows (a constant, at most ROWS_MAX) of n elements stage by stage, as log_softmax_rows does them. `stack`
+ * holds SM_STACK + 2 LANES floats: the k rows' scratch (k > 1: n <= ROWS_SHORT), or one row's when it fits.
+ * Returns 0 (outputs untouched) when the general kernel must do them. */
+#ifndef ROWS_SHORT
+#define ROWS_SHORT 512
+#endif
+ALWAYS int softmax_rows32(const char *const in[], char *const out[], const int k, ptrdiff_t n, float *stack,
+                          const rctx *c) {
+    float top[ROWS_MAX], low, *keep[ROWS_MAX];
+    double total[ROWS_MAX];
+    int aligned = n >= 16 * LANES;
+    for (int r = 0; r < k; r++) {
+        if (!row_range(in[r], n, 0, &top[r], &low)) return 0;
+        keep[r] = k == 1 ? scratch_row(n, stack, c) : stack + r * (n + 2 * LANES);
+        if (!keep[r]) return 0;
+        if (aligned) keep[r] += ((uintptr_t)out[r] - (uintptr_t)keep[r]) % (LANES * 4) / 4;
+    }
+    for (int r = 0; r < k; r++) total[r] = softmax_sum32(in[r], out[r], n, k, top[r], keep[r]);
+    for (int r = 0; r < k; r++)
+        if (total[r] != total[r]) return 0; /* a NaN entry */
+    for (int r = 0; r < k; r++) softmax_out32(out[r], n, keep[r], total[r], aligned);
     return 1;
 }
 
@@ -2314,7 +2337,9 @@ ALWAYS int softmax_row16(const char *in, char *out, ptrdiff_t n, const rctx *c) 
 
 static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
     int f16 = c->in_dtype == ODML_F16, osz = f16 ? 2 : 4;
-    if (is_row(R, c) && (f16 ? softmax_row16(in, out, R->n[0], c) : softmax_row32(in, out, R->n[0], c))) return;
+    float stack[SM_STACK + 2 * LANES];
+    if (is_row(R, c) && (f16 ? softmax_row16(in, out, R->n[0], c) : softmax_rows32(&in, &out, 1, R->n[0], stack, c)))
+        return;
     float top, low;
     group_max_min(in, R, f16, &top, &low);
     if (!(isfinite(top) && low - top >= -87.0f)) {
@@ -2324,7 +2349,7 @@ static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) 
     ptrdiff_t count = (ptrdiff_t)group_count(R);
     /* (a partial vector is stored whole; a large float32 group that is not one row keeps its terms in the output,
      * its sum then needs no pass of its own) */
-    float stack[SM_STACK + LANES], *keep = f16 || count <= SM_STACK ? scratch_row(count, stack, c) : NULL;
+    float *keep = f16 || count <= SM_STACK ? scratch_row(count, stack, c) : NULL;
     int kept = keep != NULL;
     vf m = splatf(top);
     dsum sum = {0};
@@ -2363,7 +2388,22 @@ static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) 
         }
     });
 }
-RED_RUN(softmax)
+/* Short float32 rows ROWS_MAX at a time (see softmax_rows32); any other group alone. */
+static void softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R,
+                      const rctx *c) {
+    ptrdiff_t g = 0;
+    if (c->in_dtype == ODML_F32 && is_row(R, c) && R->n[0] <= ROWS_SHORT) {
+        float stack[SM_STACK + 2 * LANES];
+        for (; g + ROWS_MAX <= count; g += ROWS_MAX) {
+            const char *ins[ROWS_MAX];
+            char *outs[ROWS_MAX];
+            for (int r = 0; r < ROWS_MAX; r++) ins[r] = in + (g + r) * gsi, outs[r] = out + (g + r) * gso;
+            if (!softmax_rows32(ins, outs, ROWS_MAX, R->n[0], stack, c))
+                for (int r = 0; r < ROWS_MAX; r++) softmax_c(ins[r], outs[r], R, c);
+        }
+    }
+    for (; g < count; g++) softmax_c(in + g * gsi, out + g * gso, R, c);
+}
 
 static void softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
                       const rctx *c) {

@@ -494,14 +494,19 @@ def test_long_rows_at_every_alignment(dtype, isa):
             assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (offset, got, want)
 
 
+#: kernels.c's GROUP_BLOCK (adjacent groups with far runs taken together) and group counts around it.
+GROUP_BLOCK = 64
+AROUND_BLOCK = (GROUP_BLOCK - 1, GROUP_BLOCK, GROUP_BLOCK + 1, 2 * GROUP_BLOCK + 5)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.uint32, np.int64])
 def test_far_runs_of_adjacent_groups(dtype, isa, threads):
-    """A far axis reduced with the contiguous one ((0, 2)): the kernels take 16 adjacent groups at a time, run by
-    run. Group counts around the block (15, 16, 17, 37), ties, NaN, both directions, 1 and 2 threads (a task may
-    end inside a block): bit for bit as the reference kernels."""
+    """A far axis reduced with the contiguous one ((0, 2)): the kernels take GROUP_BLOCK adjacent groups at a time,
+    run by run. Group counts around the block, ties, NaN, both directions, 1 and 2 threads (a task may end inside
+    a block): bit for bit as the reference kernels."""
     rng = np.random.default_rng([np.dtype(dtype).itemsize, len(isa)])
     f, dirs = functional, (dml.AxisDirection.INCREASING, dml.AxisDirection.DECREASING)
-    for middle in (15, 16, 17, 37):
+    for middle in AROUND_BLOCK:
         x = rng.integers(-3, 4, (5, middle, 23)).astype(dtype)  # small values: ties in every group
         if np.dtype(dtype).kind == "f":
             x[rng.random(x.shape) < 0.02] = np.nan
@@ -576,11 +581,11 @@ def test_float16_positions_by_bits(isa):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
 def test_log_softmax_far_runs_of_adjacent_groups(dtype, isa, threads):
-    """LOG_SOFTMAX over (0, 2) takes 16 adjacent groups at a time, three passes run by run; groups holding a NaN,
-    an infinity or an entry far below their maximum, amid plain ones, go alone. Within the bound of float64 and
-    the same bits on 1 and 2 threads, for 15 to 37 groups."""
+    """LOG_SOFTMAX over (0, 2) takes GROUP_BLOCK adjacent groups at a time, three passes run by run; groups holding
+    a NaN, an infinity or an entry far below their maximum, amid plain ones, go alone. Within the bound of float64
+    and the same bits on 1 and 2 threads, for group counts around the block."""
     rng = np.random.default_rng([np.dtype(dtype).itemsize, len(isa), 3])
-    for middle in (15, 16, 17, 37):
+    for middle in AROUND_BLOCK:
         x = (rng.standard_normal((5, middle, 23)) * 3).astype(dtype)
         for group, special in zip(rng.choice(middle, 4, replace=False), (np.nan, np.inf, -np.inf, -120.0)):
             x[rng.integers(5), group, rng.integers(23)] = special

@@ -1865,10 +1865,20 @@ typedef struct {
     double rest, L; /* the sum of the other terms; log(count + rest) */
 } ls_row;
 
-/* The plain sum of a float32 row (add_terms' terms and their sum, without its range checks), the row's output
- * lines fetched for writing on the way. */
+/* One vector of a plain float32 row's terms into its sums: add_terms without its range checks. */
+ALWAYS void ls_terms32(vf x, vf m, dsum *hi, vf *lo, vi *cnt) {
+    vf err, t = two_diff(x, m, &err), sc, r, q, eh, el;
+    vi eq = cmp_eq(t, splatf(0.0f));
+    exp_parts_in(t, &sc, &r, &q, 0);
+    exp_split(sc, r, q, err, ~eq, &eh, &el);
+    dsum_add(hi, eh);
+    *lo += el;
+    *cnt -= eq;
+}
+
+/* The plain sum of a float32 row, the row's output lines fetched for writing on the way. */
 ALWAYS void ls_sum32(const char *in, char *out, ptrdiff_t n, const int ahead, ls_row *r) {
-    vf m = splatf(r->top), lo = {0}, eh, el;
+    vf m = splatf(r->top), lo = {0};
     vi cnt = {0};
     dsum hi = {0};
     ptrdiff_t i = 0;
@@ -1877,22 +1887,10 @@ ALWAYS void ls_sum32(const char *in, char *out, ptrdiff_t n, const int ahead, ls
         for (; i + LANES <= end; i += LANES) {
             __builtin_prefetch(in + (i + ahead * n) * 4); /* a later row, usually adjacent */
             __builtin_prefetch(out + i * 4, 1); /* (its read from memory starts here, not at the store) */
-            vf err, t = two_diff(loadf(in + i * 4), m, &err), sc, rr, q;
-            vi eq = cmp_eq(t, splatf(0.0f));
-            exp_parts_in(t, &sc, &rr, &q, 0);
-            exp_split(sc, rr, q, err, ~eq, &eh, &el);
-            dsum_add(&hi, eh);
-            lo += el;
-            cnt -= eq;
+            ls_terms32(loadf(in + i * 4), m, &hi, &lo, &cnt);
         }
         if (i < end) { /* a partial vector, padded with the maximum (counted as one, then taken back) */
-            vf err, t = two_diff(row_at(in, i, n, 0, r->top), m, &err), sc, rr, q;
-            vi eq = cmp_eq(t, splatf(0.0f));
-            exp_parts_in(t, &sc, &rr, &q, 0);
-            exp_split(sc, rr, q, err, ~eq, &eh, &el);
-            dsum_add(&hi, eh);
-            lo += el;
-            cnt -= eq;
+            ls_terms32(row_at(in, i, n, 0, r->top), m, &hi, &lo, &cnt);
             cnt[0] -= (int32_t)(i + LANES - n);
             i = end;
         }

@@ -1725,11 +1725,12 @@ static double sum_kept(const float *p, ptrdiff_t n) {
 
 /* The plain LOG_SOFTMAX sum of a group (max m finite, every entry within 87 of it) into the scratch row kh:
  * the maxima counted, the other terms' main parts kept and summed in double afterwards, their small parts
- * (below 2^-23 of them) summed in float on the way. Returns log(sum). */
+ * (exp_split's el) summed in float on the way, 16 vectors at a time, then in double. Returns log(sum). */
 static double log_sum_kept(const char *in, const rdims *R, int f16, float m, float *kh) {
     vf vm = splatf(m), small = {0};
     vi cnt = {0};
-    int32_t pads = 0;
+    int32_t pads = 0, pending = 0;
+    dsum smalls = {0}; /* (the float part joins it every 16 vectors: its error stays ~1e-9, as add_terms') */
     FOR_RUNS(R, in, NULL, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i += LANES) {
@@ -1741,11 +1742,16 @@ static double log_sum_kept(const char *in, const rdims *R, int f16, float m, flo
             exp_split(sc, r, q, err, ~eq, &eh, &el);
             storef(kh + flat + i, eh);
             small += el;
+            if (++pending == 16) {
+                dsum_add(&smalls, small);
+                small = (vf){0}, pending = 0;
+            }
             cnt -= eq;
             pads += (int32_t)(LANES - k);
         }
     });
-    double rest = sum_kept(kh, (ptrdiff_t)group_count(R)) + hsum_dh(widen_lo(small) + widen_hi(small));
+    dsum_add(&smalls, small);
+    double rest = sum_kept(kh, (ptrdiff_t)group_count(R)) + dsum_total(&smalls);
     return log_sum((uint64_t)(hsum_i(cnt) - pads), rest);
 }
 
@@ -1942,7 +1948,8 @@ static int is_row(const rdims *R, const rctx *c) { return R->nd == 1 && R->si[0]
  * it) and every float16 group take it in float32 with L rounded to float: x - m and that L lie on the same side
  * of 0 as y, no larger than |y|, so the three roundings and L's own error (2e-8 relative: add_terms) stay within
  * 1.6 ulp of y (README "Speed"); other float32 groups (terms below e^-87 decide their L) in double, rounded
- * once. Every layout of a group takes the same rule: a strided group gives the bits of the packed one. `row` (a
+ * once. Every layout of a group takes the same rule (its sum may run in another order there: L, and so a
+ * group's outputs, can then differ by an ulp, about one group in a hundred). `row` (a
  * constant): a packed row of the plain range, its stride known, and no output near float16's overflow
  * threshold. */
 ALWAYS void ls_out_run(const char *pi, char *po, const rdims *R, int f16, float m, double L, const int row,
@@ -2114,7 +2121,8 @@ static void log_softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t ls
         L[k] = isfinite(m[k]) ? log_sum((uint32_t)cnt[k], dsum_lane(&sum, k)) : NAN;
         l[k] = float16_shift(L[k])[0];
     }
-    vi plain = ~cmp_lt(mn - m, splatf(-87.0f)) & cmp_eq(m - m, splatf(0.0f)); /* (see ls_out_run) */
+    /* (float16 lanes, and the plain ones: in float32, as ls_out_run forms them) */
+    vi plain = f16 ? ~(vi){0} : ~cmp_lt(mn - m, splatf(-87.0f)) & cmp_eq(m - m, splatf(0.0f));
     FOR_RUNS(R, in, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i++) {

@@ -2069,8 +2069,8 @@ static void log_softmax_far(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t 
     }
 }
 
-#ifndef PAIR_MAX
-#define PAIR_MAX 2048 /* longer rows have independent work enough of their own */
+#ifndef LS_ROWS_LONGEST
+#define LS_ROWS_LONGEST 2048 /* rows up to this long go several at a time; longer ones have work enough of their own */
 #endif
 /* Rows k at a time (k, f16: constants) while k remain; returns how many were done. */
 ALWAYS ptrdiff_t ls_row_groups(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count,
@@ -2093,7 +2093,7 @@ static void log_softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gs
         log_softmax_far(in, gsi, out, gso, count, R, c);
         return;
     }
-    if (is_row(R, c) && R->n[0] <= PAIR_MAX) /* (float16 rows in pairs: four measured slower) */
+    if (is_row(R, c) && R->n[0] <= LS_ROWS_LONGEST) /* (float16 rows in pairs: four measured slower) */
         g = f16 ? ls_row_groups(in, gsi, out, gso, count, R, c, 2, 1) : ls_row_groups(in, gsi, out, gso, count, R, c,
                                                                                      ROWS_MAX, 0);
     for (; g < count; g++) log_softmax_c(in + g * gsi, out + g * gso, R, c);
@@ -2307,11 +2307,12 @@ ALWAYS void softmax_out32(char *out, ptrdiff_t n, const float *keep, double tota
 }
 
 /* k rows (a constant, at most ROWS_MAX) of n elements stage by stage, as log_softmax_rows does them. `stack`
- * holds SM_STACK + 2 LANES floats: the k rows' scratch (k > 1: n <= ROWS_SHORT), or one row's when it fits.
+ * holds SM_STACK + 2 LANES floats: the k rows' scratch (k > 1: n <= SM_ROWS_LONGEST), or one row's when it fits.
  * Returns 0 (outputs untouched) when the general kernel must do them. */
-#ifndef ROWS_SHORT
-#define ROWS_SHORT 512
+#ifndef SM_ROWS_LONGEST
+#define SM_ROWS_LONGEST 512
 #endif
+_Static_assert(ROWS_MAX * (SM_ROWS_LONGEST + 2 * LANES) <= SM_STACK + 2 * LANES, "the rows' scratch on the stack");
 ALWAYS int softmax_rows32(const char *const in[], char *const out[], const int k, ptrdiff_t n, float *stack,
                           const rctx *c) {
     float top[ROWS_MAX], low, *keep[ROWS_MAX];
@@ -2409,7 +2410,7 @@ static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) 
 static void softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R,
                       const rctx *c) {
     ptrdiff_t g = 0;
-    if (c->in_dtype == ODML_F32 && is_row(R, c) && R->n[0] <= ROWS_SHORT) {
+    if (c->in_dtype == ODML_F32 && is_row(R, c) && R->n[0] <= SM_ROWS_LONGEST) {
         float stack[SM_STACK + 2 * LANES];
         for (; g + ROWS_MAX <= count; g += ROWS_MAX) {
             const char *ins[ROWS_MAX];

@@ -16,8 +16,8 @@ from . import Case, Example, random_values, register
 OT = dml.OperatorType
 
 #: FLOAT32 bounds of the softmaxes in ulps of the exact value, per kernel backend (README "Speed"): the reference
-#: kernels round the float64 value once; the compiled LOG_SOFTMAX1 forms its usual outputs in float32 (within 1.6
-#: ulp), the compiled SOFTMAX1 computes in float32. FLOAT16: 1 ulp on both.
+#: kernels round the float64 value once; the compiled LOG_SOFTMAX1 forms its usual outputs in float32 (about 1.6
+#: ulp at worst), the compiled SOFTMAX1 computes in float32. FLOAT16: 1 ulp on both.
 FLOAT32_ULPS = {"reference": {"log_softmax": 1, "softmax": 1}, "compiled": {"log_softmax": 2, "softmax": 3}}
 
 

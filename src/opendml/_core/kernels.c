@@ -1889,7 +1889,8 @@ ALWAYS void ls_sum32(const char *in, char *out, ptrdiff_t n, const int ahead, ls
     dsum hi = {0};
     ptrdiff_t i = 0;
     while (i < n) {
-        ptrdiff_t end = i + 256 * LANES < n ? i + 256 * LANES : n; /* (the float part joins hi every 256 vectors) */
+        ptrdiff_t end = i + 16 * LANES < n ? i + 16 * LANES : n; /* (the float part joins hi every 16 vectors, as
+                                                                     * add_terms') */
         for (; i + LANES <= end; i += LANES) {
             __builtin_prefetch(in + (i + ahead * n) * 4); /* a later row, usually adjacent */
             __builtin_prefetch(out + i * 4, 1); /* (its read from memory starts here, not at the store) */
@@ -1946,8 +1947,8 @@ static int is_row(const rdims *R, const rctx *c) { return R->nd == 1 && R->si[0]
 
 /* One run of LOG_SOFTMAX's outputs y = (x - m) - L. A `plain` group (a finite maximum, every entry within 87 of
  * it) and every float16 group take it in float32 with L rounded to float: x - m and that L lie on the same side
- * of 0 as y, no larger than |y|, so the three roundings and L's own error (2e-8 relative: add_terms) stay within
- * 1.6 ulp of y (README "Speed"); other float32 groups (terms below e^-87 decide their L) in double, rounded
+ * of 0 as y, no larger than |y|, so the three roundings (1.25 ulp) and L's own error (about 2e-8 relative:
+ * add_terms) stay within 1.6 ulp of y (README "Speed"); other float32 groups (terms below e^-87 decide their L) in double, rounded
  * once. Every layout of a group takes the same rule (its sum may run in another order there: L, and so a
  * group's outputs, can then differ by an ulp, about one group in a hundred). `row` (a
  * constant): a packed row of the plain range, its stride known, and no output near float16's overflow

@@ -1305,8 +1305,8 @@ ALWAYS void put_lanes_f(char *p, ptrdiff_t s, ptrdiff_t nl, int f16, vf v) {
 
 /* A packed float32 output row of n elements at po, V the vector of outputs from element i (an expression of the
  * macro's i), stored from a vector's alignment on: NumPy's large arrays start 16 bytes past a page, and a row
- * stored from there splits every (AVX-512) vector store across two cache lines. The first and last vectors are stored whole where they
- * overlap the aligned ones (the same values twice: masked stores measured slower). */
+ * stored from there splits every (AVX-512) vector store across two cache lines. The first and last vectors are
+ * stored whole where they overlap the aligned ones (the same values twice: masked stores measured slower). */
 #define ROW_STORE_F32(po, n, i, V)                                                                              \
     do {                                                                                                        \
         ptrdiff_t i = 0;                                                                                        \
@@ -1948,11 +1948,10 @@ static int is_row(const rdims *R, const rctx *c) { return R->nd == 1 && R->si[0]
 /* One run of LOG_SOFTMAX's outputs y = (x - m) - L. A `plain` group (a finite maximum, every entry within 87 of
  * it) and every float16 group take it in float32 with L rounded to float: x - m and that L lie on the same side
  * of 0 as y, no larger than |y|, so the three roundings (1.25 ulp) and L's own error (about 2e-8 relative:
- * add_terms) stay within 1.6 ulp of y (README "Speed"); other float32 groups (terms below e^-87 decide their L) in double, rounded
- * once. Every layout of a group takes the same rule (its sum may run in another order there: L, and so a
- * group's outputs, can then differ by an ulp, about one group in a hundred). `row` (a
- * constant): a packed row of the plain range, its stride known, and no output near float16's overflow
- * threshold. */
+ * add_terms) stay within 1.6 ulp of y (README "Speed"); other float32 groups (terms below e^-87 decide their L)
+ * in double, rounded once. Every layout of a group takes the same rule (its sum may run in another order there:
+ * L, and so a group's outputs, can then differ by an ulp, about one group in a hundred). `row` (a constant): a
+ * packed row of the plain range, its stride known, and no output near float16's overflow threshold. */
 ALWAYS void ls_out_run(const char *pi, char *po, const rdims *R, int f16, float m, double L, const int row,
                        int plain) {
     ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];

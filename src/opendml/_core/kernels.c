@@ -488,6 +488,18 @@ ALWAYS vf exp_normal(vf x) {
     return ldexpk(e, k);
 }
 
+/* exp(x) for a float16 group's softmax terms (-87.3 < x <= 0; exactly 1 at 0), within 2^-17 relative where
+ * float16's half ulp is 2^-11 (see fdsum): a one-constant reduction (k * (ln2 - float(ln2)): below 2^-22) and
+ * a degree-4 polynomial (a minimax fit with 1 + r fixed: 2^-17.5), four fewer multiply-adds than exp_normal's
+ * (they are the sum pass's bottleneck). */
+ALWAYS vf exp_f16_term(vf x) {
+    const float MAGIC = 12582912.0f;
+    vf k = fmadd(x, splatf(1.44269504088896341f), splatf(MAGIC)) - MAGIC;
+    vf r = fmadd(k, splatf(-0.693147182464599609375f), x);
+    vf r2 = r * r, p = fmadd(splatf(0.04127736762166023f), r2, fmadd(splatf(0.16753600537776947f), r, splatf(0.5000512599945068f)));
+    return ldexpk(fmadd(p, r2, r + 1.0f), k);
+}
+
 /* c * exp(v) rounded once (also where the result is subnormal), for any v (NaN excepted: callers select), with
  * 2^n applied as 2^(n/2) * 2^(n - n/2): exp_normal's bits where that result is normal and c = 1. */
 ALWAYS vf exp_scaled(vf v, vf c) {
@@ -1763,16 +1775,20 @@ ALWAYS vf row_at(const char *p, ptrdiff_t i, ptrdiff_t n, int f16, float pad) {
     return lanes_f(p + i * (f16 ? 2 : 4), f16 ? 2 : 4, n - i < LANES ? n - i : LANES, f16, pad);
 }
 
-/* The row's maximum and minimum (NaN entries skipped); 0 unless they are finite and within 87 of each other. */
-ALWAYS int row_range(const char *in, ptrdiff_t n, int f16, float *top, float *low) {
+/* The row's maximum and minimum (NaN entries skipped); 0 unless they are finite and within 87 of each other.
+ * With `wide` (float16 rows), the row is also stored there as floats (n + LANES of them), so that the later
+ * passes read it without converting again (a conversion takes a cycle a vector, a pass about five). */
+ALWAYS int row_range(const char *in, ptrdiff_t n, int f16, float *wide, float *top, float *low) {
     vf a = splatf(-INFINITY), b = a, c = splatf(INFINITY), d = c;
     ptrdiff_t i = 0;
     for (; i + 2 * LANES <= n; i += 2 * LANES) { /* (vmax(x, a) is a when x is NaN) */
         vf x = row_at(in, i, n, f16, 0), y = row_at(in, i + LANES, n, f16, 0);
+        if (wide) storef(wide + i, x), storef(wide + i + LANES, y);
         a = vmax(x, a), b = vmax(y, b), c = vmin(x, c), d = vmin(y, d);
     }
     for (; i < n; i += LANES) {
         vf x = row_at(in, i, n, f16, row_at(in, 0, 1, f16, 0)[0]); /* (padded with the first entry) */
+        if (wide) storef(wide + i, x);
         a = vmax(x, a), c = vmin(x, c);
     }
     *top = hmaxf(vmax(a, b)), *low = hminf(vmin(c, d));
@@ -1787,10 +1803,10 @@ static int64_t hsum_i64(vi v) {
 
 /* Float16 rows need far less: their bound is 1 ulp of float16 (2^-11), so plain float32 does, with room to
  * spare. A term exp(x - m) in float32 (x - m rounded: relative error below 87 * 2^-24 = 2^-17.5 through exp,
- * whose own is about 1 ulp), summed in float for 16 vectors at a time (error below 2^-20 of the sum) and then
- * in double; LOG_SOFTMAX's maxima are counted apart (their terms are exactly 1), so that log1p of the rest
- * keeps its relative accuracy when the maximum dominates. Every error is below 2^-16 relative, far inside the
- * half ulp of float16 left beside the output's own rounding. */
+ * whose own, exp_f16_term's, is below 2^-17), summed in float for 16 vectors at a time (error below 2^-20 of the
+ * sum) and then in double; LOG_SOFTMAX's maxima are counted apart (their terms are exactly 1), so that log1p of
+ * the rest keeps its relative accuracy when the maximum dominates. Every error is below 2^-16 relative, far
+ * inside the half ulp of float16 left beside the output's own rounding (measured worst: 0.515 ulp). */
 typedef struct {
     dsum d;
     vf f;
@@ -1817,6 +1833,13 @@ typedef struct {
     int64_t pads;
 } rest16_state;
 
+ALWAYS void rest16_add(vf x, vf m, rest16_state *u) {
+    vf t = x - m;
+    vi eq = cmp_eq(t, splatf(0.0f));
+    fdsum_add(&u->sum, (vf)((vi)exp_f16_term(t) & ~eq));
+    u->cnt -= eq;
+}
+
 ALWAYS void rest16_run(const char *pi, const rdims *R, float top, const int row, const int ahead,
                        rest16_state *st) {
     rest16_state u = *st; /* (locals: registers) */
@@ -1825,10 +1848,8 @@ ALWAYS void rest16_run(const char *pi, const rdims *R, float top, const int row,
     for (ptrdiff_t i = 0; i < n; i += LANES) { /* (padding equals the max: counted, then taken back) */
         if (R->nd == 1) __builtin_prefetch(pi + (i + ahead * n) * s); /* a later group, usually adjacent */
         PREFETCH_NEXT_RUN(R, pi + i * s);
-        vf t = (row ? row_at(pi, i, n, 1, top) : lanes_f(pi + i * s, s, n - i < LANES ? n - i : LANES, 1, top)) - m;
-        vi eq = cmp_eq(t, splatf(0.0f));
-        fdsum_add(&u.sum, (vf)((vi)exp_normal(t) & ~eq));
-        u.cnt -= eq;
+        rest16_add(row ? row_at(pi, i, n, 1, top) : lanes_f(pi + i * s, s, n - i < LANES ? n - i : LANES, 1, top), m,
+                   &u);
     }
     u.pads += (n + LANES - 1) / LANES * LANES - n;
     *st = u;
@@ -1842,6 +1863,21 @@ ALWAYS double rest16_finish(rest16_state *st, uint64_t *count) {
 ALWAYS double rest16(const char *in, const rdims *R, float top, const int row, const int ahead, uint64_t *count) {
     rest16_state st = {{0}, {{{0}, {0}}, {0}, 0}, 0};
     FOR_RUNS(R, in, NULL, pi, po, flat, rest16_run(pi, R, top, row, ahead, &st));
+    return rest16_finish(&st, count);
+}
+
+/* rest16 of a float16 row of n entries at `in` that row_range widened into `wide` (the row `ahead` rows on
+ * fetched meanwhile). */
+ALWAYS double rest16_wide(const float *wide, const char *in, ptrdiff_t n, float top, const int ahead,
+                          uint64_t *count) {
+    rest16_state st = {{0}, {{{0}, {0}}, {0}, 0}, 0};
+    vf m = splatf(top);
+    for (ptrdiff_t i = 0; i < n; i += LANES) { /* (padding equals the max: counted, then taken back) */
+        __builtin_prefetch(in + (i + ahead * n) * 2);
+        rest16_add(i + LANES <= n ? loadf(wide + i) : selectf(IOTA < (vu){0} + (uint32_t)(n - i), loadf(wide + i), m),
+                   m, &st);
+    }
+    st.pads = (n + LANES - 1) / LANES * LANES - n;
     return rest16_finish(&st, count);
 }
 
@@ -1865,6 +1901,10 @@ ALWAYS vf float16_shift(double L) {
  * by its chain of dependent steps (max, horizontal max, exp, sum, log), and independent chains overlap.
  * Returns 0 when the general kernel must do the rows (out untouched then). */
 #define ROWS_MAX 4 /* rows done stage by stage together (log_softmax_rows, softmax_rows32) */
+#ifndef LS_ROWS_LONGEST
+#define LS_ROWS_LONGEST 2048 /* rows up to this long go several at a time; longer ones have work enough of their own */
+#endif
+#define LS16_ROWS 2 /* float16 rows go in pairs (four measured slower) */
 typedef struct {
     float top, low;
     uint64_t count; /* of the maxima */
@@ -1922,13 +1962,27 @@ ALWAYS void ls16_threshold(char *po, ptrdiff_t so, ptrdiff_t k, vf x, vf y, floa
 
 ALWAYS void ls_out_run(const char *pi, char *po, const rdims *R, int f16, float m, double L, const int row,
                        int plain);
+ALWAYS vf float16_shift(double L);
+
+/* ls_out_run's float16 row outputs from the row widened (see row_range). */
+ALWAYS void ls_out_wide(const float *wide, char *out, ptrdiff_t n, float m, double L) {
+    vf vm = splatf(m), l = float16_shift(L);
+    ptrdiff_t i = 0;
+    for (; i + LANES <= n; i += LANES) store_f16(out + i * 2, (loadf(wide + i) - vm) - l);
+    if (i < n) put_lanes_f(out + i * 2, 2, n - i, 1, (loadf(wide + i) - vm) - l);
+}
 
 ALWAYS int log_softmax_rows(const char *const in[], char *const out[], const int k, const rdims *R, int f16) {
     ptrdiff_t n = R->n[0];
     ls_row a[ROWS_MAX] = {0};
+    float wide[LS16_ROWS * (LS_ROWS_LONGEST + LANES)]; /* (float16 rows: widened once, see row_range) */
+    int widen16 = f16 && k <= LS16_ROWS && n <= LS_ROWS_LONGEST;
     for (int r = 0; r < k; r++)
-        if (!row_range(in[r], n, f16, &a[r].top, &a[r].low)) return 0;
-    for (int r = 0; r < k; r++) ls_sum(in[r], out[r], R, f16, k, &a[r]);
+        if (!row_range(in[r], n, f16, widen16 ? wide + r * (n + LANES) : NULL, &a[r].top, &a[r].low)) return 0;
+    for (int r = 0; r < k; r++) {
+        if (widen16) a[r].rest = rest16_wide(wide + r * (n + LANES), in[r], n, a[r].top, k, &a[r].count);
+        else ls_sum(in[r], out[r], R, f16, k, &a[r]);
+    }
     for (int r = 0; r < k; r += 2) {
         if (r + 1 < k) {
             d2 L = log_sum2(a[r].count, a[r].rest, a[r + 1].count, a[r + 1].rest);
@@ -1939,7 +1993,10 @@ ALWAYS int log_softmax_rows(const char *const in[], char *const out[], const int
     }
     for (int r = 0; r < k; r++)
         if (a[r].L != a[r].L) return 0; /* a NaN entry */
-    for (int r = 0; r < k; r++) ls_out_run(in[r], out[r], R, f16, a[r].top, a[r].L, 1, 1);
+    for (int r = 0; r < k; r++) {
+        if (widen16) ls_out_wide(wide + r * (n + LANES), out[r], n, a[r].top, a[r].L);
+        else ls_out_run(in[r], out[r], R, f16, a[r].top, a[r].L, 1, 1);
+    }
     return 1;
 }
 
@@ -2069,9 +2126,6 @@ static void log_softmax_far(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t 
     }
 }
 
-#ifndef LS_ROWS_LONGEST
-#define LS_ROWS_LONGEST 2048 /* rows up to this long go several at a time; longer ones have work enough of their own */
-#endif
 /* Rows k at a time (k, f16: constants) while k remain; returns how many were done. */
 ALWAYS ptrdiff_t ls_row_groups(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count,
                                const rdims *R, const rctx *c, const int k, const int f16) {
@@ -2093,8 +2147,8 @@ static void log_softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gs
         log_softmax_far(in, gsi, out, gso, count, R, c);
         return;
     }
-    if (is_row(R, c) && R->n[0] <= LS_ROWS_LONGEST) /* (float16 rows in pairs: four measured slower) */
-        g = f16 ? ls_row_groups(in, gsi, out, gso, count, R, c, 2, 1) : ls_row_groups(in, gsi, out, gso, count, R, c,
+    if (is_row(R, c) && R->n[0] <= LS_ROWS_LONGEST)
+        g = f16 ? ls_row_groups(in, gsi, out, gso, count, R, c, LS16_ROWS, 1) : ls_row_groups(in, gsi, out, gso, count, R, c,
                                                                                      ROWS_MAX, 0);
     for (; g < count; g++) log_softmax_c(in + g * gsi, out + g * gso, R, c);
 }
@@ -2249,7 +2303,7 @@ ALWAYS vf softmax_term(vf x, vf m) {
 }
 
 /* A SOFTMAX term: float16 groups in plain float32 (see fdsum). */
-ALWAYS vf softmax_term_of(vf x, vf m, int f16) { return f16 ? exp_normal(x - m) : softmax_term(x, m); }
+ALWAYS vf softmax_term_of(vf x, vf m, int f16) { return f16 ? exp_f16_term(x - m) : softmax_term(x, m); }
 /* An output e / sum from inv = 1 / sum: float32 rounded once, float16 in float32. */
 ALWAYS vf softmax_scaled(vf e, double inv, int f16) { return f16 ? e * (float)inv : scaled_d(e, inv); }
 
@@ -2319,7 +2373,7 @@ ALWAYS int softmax_rows32(const char *const in[], char *const out[], const int k
     double total[ROWS_MAX];
     int aligned = n >= 16 * LANES;
     for (int r = 0; r < k; r++) {
-        if (!row_range(in[r], n, 0, &top[r], &low)) return 0;
+        if (!row_range(in[r], n, 0, NULL, &top[r], &low)) return 0;
         keep[r] = k == 1 ? scratch_row(n, stack, c) : stack + r * (n + 2 * LANES);
         if (!keep[r]) return 0;
         if (aligned) keep[r] += ((uintptr_t)out[r] - (uintptr_t)keep[r]) % (LANES * 4) / 4;
@@ -2331,16 +2385,16 @@ ALWAYS int softmax_rows32(const char *const in[], char *const out[], const int k
     return 1;
 }
 
-/* SOFTMAX of a float16 row, as fdsum explains: its terms in the scratch row and its outputs e * (1 / sum) in
- * float32. Returns 0 when the general kernel must do the row. */
+/* SOFTMAX of a float16 row, as fdsum explains: the row widened into the scratch row (see row_range), its terms
+ * in place there and its outputs e * (1 / sum) in float32. Returns 0 when the general kernel must do the row. */
 ALWAYS int softmax_row16(const char *in, char *out, ptrdiff_t n, const rctx *c) {
     float top, low, stack[SM_STACK + LANES], *keep = scratch_row(n, stack, c);
-    if (!keep || !row_range(in, n, 1, &top, &low)) return 0;
+    if (!keep || !row_range(in, n, 1, keep, &top, &low)) return 0;
     vf m = splatf(top);
     fdsum sum = {0};
     for (ptrdiff_t i = 0; i < n; i += LANES) {
         __builtin_prefetch(in + (i + n) * 2);
-        vf e = exp_normal(row_at(in, i, n, 1, top) - m);
+        vf e = exp_f16_term(loadf(keep + i) - m);
         if (i + LANES > n) e = selectf(IOTA < (vu){0} + (uint32_t)(n - i), e, splatf(0)); /* (no padding term) */
         storef(keep + i, e);
         fdsum_add(&sum, e);

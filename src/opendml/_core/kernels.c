@@ -1602,13 +1602,14 @@ ALWAYS float hminf(vf v) {
 /* The fast scan of one run (n elements s bytes apart) into the running states; `far`: runs lie far apart; `lo`:
  * minima too (a constant: REDUCE MAX takes maxima only). */
 ALWAYS void scan_run(const char *pi, ptrdiff_t n, ptrdiff_t s, const int f16, const rdims *R, const int far,
-                     const int lo, vf *mv, vf *mv2, vf *mn, vf *mn2, vi *odd) {
+                     const int lo, float *wide, ptrdiff_t ahead, vf *mv, vf *mv2, vf *mn, vf *mn2, vi *odd) {
     ptrdiff_t i = 0, e = f16 ? 2 : 4, head = (ptrdiff_t)(-(uintptr_t)pi & (uintptr_t)(LANES * e - 1)) / e;
     if (s == e && n >= 64 * LANES && head && (uintptr_t)pi % (uintptr_t)e == 0) {
         /* a long run loads from the first vector boundary on: a load across two cache lines costs two (NumPy's
          * large arrays start 16 bytes past a page); its first vector is taken whole first (max and min do not
          * mind the entries taken twice). (Short runs: the peel costs more than it saves.) */
         vf a = lanes_f(pi, s, LANES, f16, 0);
+        if (wide) storef(wide, a);
         *mv = vmax(a, *mv);
         if (lo) *mn = vmin(a, *mn);
         *odd |= (vi)(a - a);
@@ -1618,8 +1619,13 @@ ALWAYS void scan_run(const char *pi, ptrdiff_t n, ptrdiff_t s, const int f16, co
         if (far) {
             PREFETCH_NEXT_RUN(R, pi + i * s);
             if (!f16) PREFETCH_NEXT_RUN(R, pi + (i + LANES) * s);
+            if (ahead) { /* the next group's run (see softmax_group) */
+                __builtin_prefetch(pi + i * s + ahead);
+                if (!f16) __builtin_prefetch(pi + (i + LANES) * s + ahead);
+            }
         }
         vf a = lanes_f(pi + i * s, s, LANES, f16, 0), b = lanes_f(pi + (i + LANES) * s, s, LANES, f16, 0);
+        if (wide) storef(wide + i, a), storef(wide + i + LANES, b);
         *mv = vmax(a, *mv), *mv2 = vmax(b, *mv2);
         if (lo) *mn = vmin(a, *mn), *mn2 = vmin(b, *mn2);
         *odd |= (vi)(a - a) | (vi)(b - b);
@@ -1627,6 +1633,7 @@ ALWAYS void scan_run(const char *pi, ptrdiff_t n, ptrdiff_t s, const int f16, co
     for (; i < n; i += LANES) {
         ptrdiff_t k = n - i < LANES ? n - i : LANES;
         vf a = lanes_f(pi + i * s, s, k, f16, lanes_f(pi + i * s, s, 1, f16, 0)[0]); /* (padded: its first) */
+        if (wide) storef(wide + i, a); /* (past the run: overwritten by the next run, or the row's room) */
         *mv = vmax(a, *mv);
         if (lo) *mn = vmin(a, *mn);
         *odd |= (vi)(a - a);
@@ -1640,9 +1647,9 @@ typedef struct {
 } scan_state;
 #define SCAN_START {splatf(-INFINITY), splatf(-INFINITY), splatf(INFINITY), splatf(INFINITY), {0}}
 
-ALWAYS void scan_far_run(const char *pi, const rdims *R, int f16, scan_state *t) {
+ALWAYS void scan_far_run(const char *pi, const rdims *R, int f16, float *wide, ptrdiff_t ahead, scan_state *t) {
     scan_state u = *t; /* (locals: registers) */
-    scan_run(pi, R->n[R->nd - 1], R->si[R->nd - 1], f16, R, 1, 1, &u.mv, &u.mv2, &u.mn, &u.mn2, &u.odd);
+    scan_run(pi, R->n[R->nd - 1], R->si[R->nd - 1], f16, R, 1, 1, wide, ahead, &u.mv, &u.mv2, &u.mn, &u.mn2, &u.odd);
     *t = u;
 }
 
@@ -1667,15 +1674,23 @@ ALWAYS void scan_finish(const char *in, const rdims *R, int f16, const scan_stat
     scan_finish_of(in, R, f16, 1, t, max, min);
 }
 
-ALWAYS void group_scan(const char *in, const rdims *R, int f16, const int lo, float *max, float *min) {
+/* With `wide`, the group is also stored there packed as floats, in its flat order (the group's count + LANES of
+ * them): later passes then read it from there, contiguous and in cache, whatever the input's layout. `ahead`
+ * (bytes, 0: none): where the next group lies, fetched meanwhile when the group's runs lie far apart. */
+ALWAYS void group_scan_ahead(const char *in, const rdims *R, int f16, const int lo, float *wide, ptrdiff_t ahead,
+                             float *max, float *min) {
     scan_state t = SCAN_START;
     if (R->nd == 1 && R->si[0] == (f16 ? 2 : 4)) { /* one contiguous run: its own loops, f16 a constant */
-        if (f16) scan_run(in, R->n[0], 2, 1, R, 0, lo, &t.mv, &t.mv2, &t.mn, &t.mn2, &t.odd);
-        else scan_run(in, R->n[0], 4, 0, R, 0, lo, &t.mv, &t.mv2, &t.mn, &t.mn2, &t.odd);
+        if (f16) scan_run(in, R->n[0], 2, 1, R, 0, lo, wide, 0, &t.mv, &t.mv2, &t.mn, &t.mn2, &t.odd);
+        else scan_run(in, R->n[0], 4, 0, R, 0, lo, wide, 0, &t.mv, &t.mv2, &t.mn, &t.mn2, &t.odd);
     } else {
-        FOR_RUNS(R, in, NULL, pi, po, flat, scan_far_run(pi, R, f16, &t));
+        FOR_RUNS(R, in, NULL, pi, po, flat, scan_far_run(pi, R, f16, wide ? wide + flat : NULL, ahead, &t));
     }
     scan_finish_of(in, R, f16, lo, &t, max, min);
+}
+
+ALWAYS void group_scan(const char *in, const rdims *R, int f16, const int lo, float *max, float *min) {
+    group_scan_ahead(in, R, f16, lo, NULL, 0, max, min);
 }
 
 static void group_max_min(const char *in, const rdims *R, int f16, float *max, float *min) {
@@ -2070,7 +2085,7 @@ static void block_scan(const char *in, ptrdiff_t gsi, int gb, const rdims *R, in
     scan_state t[GROUP_BLOCK];
     for (int g = 0; g < gb; g++) t[g] = (scan_state)SCAN_START;
     FOR_RUNS(R, in, NULL, pi, po, flat, {
-        for (int g = 0; g < gb; g++) scan_far_run(pi + g * gsi, R, f16, &t[g]);
+        for (int g = 0; g < gb; g++) scan_far_run(pi + g * gsi, R, f16, NULL, 0, &t[g]);
     });
     for (int g = 0; g < gb; g++) {
         float low;
@@ -2304,8 +2319,6 @@ ALWAYS vf softmax_term(vf x, vf m) {
 
 /* A SOFTMAX term: float16 groups in plain float32 (see fdsum). */
 ALWAYS vf softmax_term_of(vf x, vf m, int f16) { return f16 ? exp_f16_term(x - m) : softmax_term(x, m); }
-/* An output e / sum from inv = 1 / sum: float32 rounded once, float16 in float32. */
-ALWAYS vf softmax_scaled(vf e, double inv, int f16) { return f16 ? e * (float)inv : scaled_d(e, inv); }
 
 /* x * c rounded once (c = 1/sum > 0 in double): with FMA, as x * ch + x * cl (c = ch + cl in floats, x * ch =
  * p + its exact error), in float registers; else in double. */
@@ -2323,6 +2336,8 @@ typedef double fscale;
 ALWAYS fscale fscale_of(double c) { return c; }
 ALWAYS vf fscaled(vf x, fscale c) { return scaled_d(x, c); }
 #endif
+/* An output e / sum from inv = 1 / sum: float32 rounded once, float16 in float32. */
+ALWAYS vf softmax_scaled(vf e, double inv, int f16) { return f16 ? e * (float)inv : fscaled(e, fscale_of(inv)); }
 
 /* SOFTMAX of float32 rows, as softmax_c computes them, their terms in scratch rows (the output is then written
  * once; its lines are fetched while the terms are computed). A long row's outputs are stored from a vector's
@@ -2407,23 +2422,53 @@ ALWAYS int softmax_row16(const char *in, char *out, ptrdiff_t n, const rctx *c) 
     return 1;
 }
 
-static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
+/* SOFTMAX of one group; `ahead_in`, `ahead_out` (bytes, 0: none): where the next group's input and output lie,
+ * fetched meanwhile (a far group's runs are too many streams for the hardware to fetch ahead). */
+static void softmax_group(const char *in, char *out, const rdims *R, const rctx *c, ptrdiff_t ahead_in,
+                          ptrdiff_t ahead_out) {
     int f16 = c->in_dtype == ODML_F16, osz = f16 ? 2 : 4;
     float stack[SM_STACK + 2 * LANES];
     if (is_row(R, c) && (f16 ? softmax_row16(in, out, R->n[0], c) : softmax_rows32(&in, &out, 1, R->n[0], stack, c)))
         return;
-    float top, low;
-    group_max_min(in, R, f16, &top, &low);
+    /* The group packed into the scratch row as it is scanned (see group_scan; its later passes then read neither
+     * the input's layout nor its memory), its terms then in place there. */
+    ptrdiff_t count = (ptrdiff_t)group_count(R);
+    float top, low, *keep = scratch_row(count, stack, c);
+    group_scan_ahead(in, R, f16, 1, keep, ahead_in, &top, &low);
     if (!(isfinite(top) && low - top >= -87.0f)) {
         softmax_exact_c(in, out, R, c);
         return;
     }
-    ptrdiff_t count = (ptrdiff_t)group_count(R);
-    /* (a partial vector is stored whole; a large float32 group that is not one row keeps its terms in the output,
-     * its sum then needs no pass of its own) */
-    float *keep = f16 || count <= SM_STACK ? scratch_row(count, stack, c) : NULL;
-    int kept = keep != NULL;
     vf m = splatf(top);
+    if (keep) {
+        fdsum sum16 = {0};
+        for (ptrdiff_t i = 0; i < count; i += LANES) {
+            vf e = softmax_term_of(loadf(keep + i), m, f16);
+            if (i + LANES > count) e = selectf(IOTA < (vu){0} + (uint32_t)(count - i), e, splatf(0)); /* (no term) */
+            storef(keep + i, e);
+            if (f16) fdsum_add(&sum16, e);
+        }
+        double inv = 1.0 / (f16 ? fdsum_total(&sum16) : sum_kept(keep, count));
+        if (R->nd == 1 && R->so[0] == osz) { /* one contiguous output run: the plain loop */
+            ptrdiff_t i = 0;
+            for (; i + LANES <= count; i += LANES)
+                put_lanes_f(out + i * osz, osz, LANES, f16, softmax_scaled(loadf(keep + i), inv, f16));
+            if (i < count)
+                put_lanes_f(out + i * osz, osz, count - i, f16, softmax_scaled(loadf(keep + i), inv, f16));
+            return;
+        }
+        FOR_RUNS(R, in, out, pi, po, flat, {
+            ptrdiff_t n = R->n[R->nd - 1], so = R->so[R->nd - 1];
+            for (ptrdiff_t i = 0; i < n; i += LANES) {
+                if (ahead_out) __builtin_prefetch(po + i * so + ahead_out, 1);
+                put_lanes_f(po + i * so, so, n - i < LANES ? n - i : LANES, f16,
+                            softmax_scaled(loadf(keep + flat + i), inv, f16));
+            }
+        });
+        return;
+    }
+    /* No scratch row (a group beyond SM_KEEP): float32 keeps its terms in the output (its sum then needs no pass
+     * of its own), float16 computes them again. */
     dsum sum = {0};
     fdsum sum16 = {0};
     FOR_RUNS(R, in, out, pi, po, flat, {
@@ -2434,32 +2479,22 @@ static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) 
             PREFETCH_NEXT_RUN(R, pi + i * s);
             vf e = softmax_term_of(lanes_f(pi + i * s, s, k, f16, top), m, f16);
             if (k < LANES) e = selectf(IOTA < (vu){0} + (uint32_t)k, e, splatf(0)); /* (padding: no term) */
-            if (kept) storef(keep + flat + i, e);
-            else if (!f16) put_lanes_f(po + i * so, so, k, 0, e);
             if (f16) fdsum_add(&sum16, e);
-            else if (!kept) dsum_add(&sum, e);
+            else put_lanes_f(po + i * so, so, k, 0, e), dsum_add(&sum, e);
         }
     });
-    double total = f16 ? fdsum_total(&sum16) : kept ? sum_kept(keep, count) : dsum_total(&sum);
-    double inv = 1.0 / total;
-    if (kept && R->nd == 1 && R->so[0] == osz) { /* one contiguous output run: the plain loop */
-        ptrdiff_t i = 0;
-        for (; i + LANES <= count; i += LANES)
-            put_lanes_f(out + i * osz, osz, LANES, f16, softmax_scaled(loadf(keep + i), inv, f16));
-        if (i < count) put_lanes_f(out + i * osz, osz, count - i, f16, softmax_scaled(loadf(keep + i), inv, f16));
-        return;
-    }
+    double inv = 1.0 / (f16 ? fdsum_total(&sum16) : dsum_total(&sum));
     FOR_RUNS(R, in, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i += LANES) {
             ptrdiff_t k = n - i < LANES ? n - i : LANES;
-            vf e = kept ? loadf(keep + flat + i)
-                   : !f16 ? lanes_f(po + i * so, so, k, 0, 0)
-                          : softmax_term_of(lanes_f(pi + i * s, s, k, 1, top), m, 1);
+            vf e = !f16 ? lanes_f(po + i * so, so, k, 0, 0) : softmax_term_of(lanes_f(pi + i * s, s, k, 1, top), m, 1);
             put_lanes_f(po + i * so, so, k, f16, softmax_scaled(e, inv, f16));
         }
     });
 }
+static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) { softmax_group(in, out, R, c, 0, 0); }
+
 /* Short float32 rows ROWS_MAX at a time (see softmax_rows32); any other group alone. */
 static void softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R,
                       const rctx *c) {
@@ -2474,7 +2509,8 @@ static void softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, p
                 for (int r = 0; r < ROWS_MAX; r++) softmax_c(ins[r], outs[r], R, c);
         }
     }
-    for (; g < count; g++) softmax_c(in + g * gsi, out + g * gso, R, c);
+    for (; g < count; g++)
+        softmax_group(in + g * gsi, out + g * gso, R, c, g + 1 < count ? gsi : 0, g + 1 < count ? gso : 0);
 }
 
 static void softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
@@ -2730,7 +2766,7 @@ static void fextreme_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, 
         scan_state t[GROUP_BLOCK];
         for (int g = 0; g < gb; g++) t[g] = (scan_state)SCAN_START;
         FOR_RUNS(R, in + g0 * gsi, NULL, pi, po, flat, {
-            for (int g = 0; g < gb; g++) scan_far_run(pi + g * gsi, R, f16, &t[g]);
+            for (int g = 0; g < gb; g++) scan_far_run(pi + g * gsi, R, f16, NULL, 0, &t[g]);
         });
         for (int g = 0; g < gb; g++) {
             float top, low;

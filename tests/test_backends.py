@@ -430,6 +430,44 @@ def test_hard_sigmoid_in_place(isa, data_type):
     assert np.array_equal(out.view(f"u{out.itemsize}"), ref.view(f"u{ref.itemsize}"))
 
 
+def test_reversed_views_run_as_their_forward_copies():
+    """A NumPy view walking a dimension backwards (x[:, ::-1]) has no DirectML strides: its inputs are read as a
+    forward copy would be and its outputs written through, on both backends (the C engines take forward strides
+    only), broadcast dimensions of a reversed input staying unmaterialised."""
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((5, 7, 9)).astype(np.float32)
+    reversed_x = x[:, ::-1, ::-2]
+    forward = np.ascontiguousarray(reversed_x)
+    row = np.broadcast_to(rng.standard_normal(5).astype(np.float32)[::-1], (5, 4, 5))
+    calls = [
+        lambda a, d: functional.activation_log_softmax1(a, axes=(1,), device=d),
+        lambda a, d: functional.activation_hard_sigmoid(a, 0.3, 0.1, device=d),
+        lambda a, d: functional.argmax(a, axes=(0, 2), device=d),
+        lambda a, d: functional.reduce(a, function=RF.SUM, axes=(2,), device=d),
+    ]
+    for call in calls:
+        for device in (COMPILED, REFERENCE):
+            assert np.array_equal(call(reversed_x, device), call(forward, device))
+    cond = np.ones(row.shape, np.uint8)
+    for device in (COMPILED, REFERENCE):
+        assert np.array_equal(functional.element_wise_if(cond, row, row, device=device), np.ascontiguousarray(row))
+    # an output bound as a reversed view is written through it
+    desc = dml.ActivationHardSigmoidOperatorDesc(
+        input_tensor=dml.BufferTensorDesc(T.FLOAT32, forward.shape),
+        output_tensor=dml.BufferTensorDesc(T.FLOAT32, forward.shape),
+        alpha=0.3,
+        beta=0.1,
+    )
+    want = functional.activation_hard_sigmoid(forward, 0.3, 0.1, device=REFERENCE)
+    for device in (COMPILED, REFERENCE):
+        target = np.full((5, 7, 10), -1.0, np.float32)
+        view = target[::-1, ::-1, 1::2]
+        op = device.compile_operator(device.create_operator(desc))
+        (out,) = op.execute([reversed_x], [view])
+        assert out is view and np.array_equal(view, want)
+        assert np.all(target[:, :, 0::2] == -1.0)  # nothing written outside the view
+
+
 LARGE = [
     ("argmax", (64, 130, 33), (1,)),
     ("argmax", (64, 130, 33), (2,)),

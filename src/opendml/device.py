@@ -171,7 +171,11 @@ class CompiledOperator:
         bound_in = [self._bind(entry, value) for entry, value in zip(self._inputs, inputs)]
         bound_out = [self._bind(entry, value) for entry, value in zip(self._outputs, outputs)]
         self.check_hazards(bound_in, bound_out)
-        self._kernel(self.desc, tuple(b and b.view for b in bound_in), tuple(b.view for b in bound_out))
+        views_in, views_out = tuple(b and b.view for b in bound_in), tuple(b.view for b in bound_out)
+        if any(_reversed(a) for a in views_in + views_out):
+            _run_unreversed(self._kernel, self.desc, views_in, views_out)
+        else:
+            self._kernel(self.desc, views_in, views_out)
         return [b.view for b in bound_out]
 
     def _loose_views(self, inputs: list | tuple, outputs: list | tuple) -> list | None:
@@ -320,6 +324,28 @@ class _DirectInput:
         last = self._last
         if last is not None and last[0] is ref:
             self._last = None
+
+
+def _reversed(array: np.ndarray | None) -> bool:
+    """A NumPy view walking some dimension backwards (x[::-1]): no DirectML tensor has such strides."""
+    return array is not None and any(s < 0 for s in array.strides)
+
+
+def _run_unreversed(kernel, desc: OperatorDesc, inputs: tuple, outputs: tuple) -> None:
+    """``kernel`` on reversed views (see _reversed) made forward: such an input is copied (its broadcast, zero-stride
+    dimensions kept, so a copy holds no more than the array's own elements), such an output is computed into a
+    packed array and then copied into the view; every kernel reads and writes forward strides only."""
+    inputs = tuple(_forward_copy(a) if _reversed(a) else a for a in inputs)
+    staged = tuple(empty_output(a.shape, a.dtype) if _reversed(a) else a for a in outputs)
+    kernel(desc, inputs, staged)
+    for view, result in zip(outputs, staged):
+        if result is not view:
+            np.copyto(view, result)
+
+
+def _forward_copy(array: np.ndarray) -> np.ndarray:
+    own = array[tuple(slice(0, 1) if s == 0 else slice(None) for s in array.strides)]
+    return _read_only(np.broadcast_to(np.ascontiguousarray(own), array.shape))
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:

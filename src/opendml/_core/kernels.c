@@ -2045,26 +2045,49 @@ ALWAYS void ls_out_run(const char *pi, char *po, const rdims *R, int f16, float 
     }
 }
 
-static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
+/* LOG_SOFTMAX of one group (`ahead_in`, `ahead_out`: see softmax_group). A plain group (a finite maximum, every
+ * entry within 87 of it) is packed into a scratch row as it is scanned (see group_scan), its sum (log_sum_kept's,
+ * its terms' main parts in a second scratch row) and its outputs read from there. */
+static void log_softmax_group(const char *in, char *out, const rdims *R, const rctx *c, ptrdiff_t ahead_in,
+                              ptrdiff_t ahead_out) {
     int f16 = c->in_dtype == ODML_F16;
     const char *ins[1] = {in};
     char *outs[1] = {out};
     if (is_row(R, c) && (f16 ? log_softmax_rows(ins, outs, 1, R, 1) : log_softmax_rows(ins, outs, 1, R, 0))) return;
-    float m, low;
-    group_max_min(in, R, f16, &m, &low);
+    ptrdiff_t count = (ptrdiff_t)group_count(R);
+    float m, low, stack[2 * (SM_STACK + 2 * LANES)], *wide = scratch_row(count, stack, c);
+    float *kh = wide ? wide + count + 2 * LANES : NULL; /* (LOG_SOFTMAX's scratch holds two rows: see reduce) */
+    group_scan_ahead(in, R, f16, 1, wide, ahead_in, &m, &low);
+    int plain = isfinite(m) && low - m >= -87.0f;
     double L = NAN;
+    if (plain && wide) {
+        const rdims P = {1, {count}, {4}, {4}}; /* the packed copy, one run of floats */
+        if (f16) {
+            uint64_t n;
+            double rest = rest16_wide(wide, in, count, m, 0, &n);
+            L = log_sum(n, rest);
+        } else {
+            L = log_sum_kept((const char *)wide, &P, 0, m, kh);
+        }
+        vf vm = splatf(m), l = float16_shift(L);
+        FOR_RUNS(R, in, out, pi, po, flat, {
+            ptrdiff_t n = R->n[R->nd - 1], so = R->so[R->nd - 1];
+            for (ptrdiff_t i = 0; i < n; i += LANES) {
+                if (ahead_out) __builtin_prefetch(po + i * so + ahead_out, 1);
+                put_lanes_f(po + i * so, so, n - i < LANES ? n - i : LANES, f16, (loadf(wide + flat + i) - vm) - l);
+            }
+        });
+        return;
+    }
     if (isfinite(m)) {
         vf vm = splatf(m);
         vi cnt = {0}, flag = {0};
         dsum sum = {0};
-        float stack[SM_STACK + LANES], *kh = low - m >= -87.0f ? scratch_row((ptrdiff_t)group_count(R), stack, c) : NULL;
-        if (f16 && low - m >= -87.0f) {
-            uint64_t count;
-            double rest = rest16(in, R, m, 0, 1, &count);
-            L = log_sum(count, rest);
-        } else if (kh) {
-            L = log_sum_kept(in, R, f16, m, kh);
-        } else if (low - m >= -87.0f) { /* every term in float's normal range, no -inf: the plain sum */
+        if (f16 && plain) {
+            uint64_t n;
+            double rest = rest16(in, R, m, 0, 1, &n);
+            L = log_sum(n, rest);
+        } else if (plain) { /* every term in float's normal range, no -inf: the plain sum */
             sum_pass_c(in, R, f16, vm, 0, 1, &flag, &cnt, &sum);
         } else {
             sum_pass_c(in, R, f16, vm, 0, 0, &flag, &cnt, &sum);
@@ -2075,8 +2098,11 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
         }
         if (L != L) L = log_sum((uint64_t)hsum_i(cnt), dsum_total(&sum)); /* (a lane count stays below 2^28) */
     }
-    int plain = isfinite(m) && low - m >= -87.0f;
     FOR_RUNS(R, in, out, pi, po, flat, ls_out_run(pi, po, R, f16, m, L, 0, plain));
+}
+
+static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
+    log_softmax_group(in, out, R, c, 0, 0);
 }
 
 /* The maxima of gb adjacent groups with far runs (see GROUP_BLOCK), run by run, and whether each is plain for the
@@ -2165,7 +2191,8 @@ static void log_softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gs
     if (is_row(R, c) && R->n[0] <= LS_ROWS_LONGEST)
         g = f16 ? ls_row_groups(in, gsi, out, gso, count, R, c, LS16_ROWS, 1) : ls_row_groups(in, gsi, out, gso, count, R, c,
                                                                                      ROWS_MAX, 0);
-    for (; g < count; g++) log_softmax_c(in + g * gsi, out + g * gso, R, c);
+    for (; g < count; g++)
+        log_softmax_group(in + g * gsi, out + g * gso, R, c, g + 1 < count ? gsi : 0, g + 1 < count ? gso : 0);
 }
 
 static void log_softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
@@ -2919,7 +2946,7 @@ static int reduce(int op, const odml_array *in, const odml_array *out, const odm
     ptrdiff_t count = (ptrdiff_t)group_count(&P.R);
     /* A scratch row per task for groups beyond the stack's. */
     int wants = op == ODML_OP_LOG_SOFTMAX || op == ODML_OP_SOFTMAX;
-    if (wants && count > SM_STACK && count <= SM_KEEP) P.c.scratch_n = count + 2 * LANES;
+    if (wants && count > SM_STACK && count <= SM_KEEP) P.c.scratch_n = (op == ODML_OP_LOG_SOFTMAX ? 2 : 1) * (count + 2 * LANES);
     int inner = P.R.nd - 1, contig = P.R.si[inner] == in->itemsize;
     if (lane < 0 && !(contig && P.R.n[inner] >= LANES) && nk) { /* no contiguous dimension, or a run shorter than a
                                                                    * vector: gather lanes along the densest kept one */

@@ -896,6 +896,13 @@ ALWAYS vu iota(void) { /* 0, 1, ..., LANES - 1 (folded to a constant) */
     return v;
 }
 #define IOTA iota()
+/* A strip's lanes are adjacent groups; the strip STRIP_AHEAD on reads (and writes) the lines beside this one's, far
+ * apart from step to step: the hardware tracks too few streams to fetch them, so the strips fetch them. */
+#ifndef STRIP_AHEAD
+#define STRIP_AHEAD 4
+#endif
+#define STRIP_FETCH(p, lstride) __builtin_prefetch((p) + STRIP_AHEAD * LANES * (lstride))
+#define STRIP_FETCH_W(p, lstride) __builtin_prefetch((p) + STRIP_AHEAD * LANES * (lstride), 1)
 #define CHAINS 4 /* independent running states per contiguous run */
 
 static void store_index(char *p, int dtype, uint32_t v) {
@@ -1084,8 +1091,10 @@ ALWAYS int gather32(const char *p, ptrdiff_t s, ptrdiff_t nl, vi pad, vi *g) {
         vu id = {0};                                                                                            \
         FOR_RUNS(R, in, NULL, pi, po, flat, {                                                                   \
             ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];                                                \
-            for (ptrdiff_t i = 0; i < n; i++)                                                                   \
+            for (ptrdiff_t i = 0; i < n; i++) {                                                                 \
+                STRIP_FETCH(pi + i * s, lsi);                                                                   \
                 NAME##_update(NAME##_lanes(pi + i * s, lsi, nl), (vu){0} + (flat + (uint32_t)i), last, &m, &id); \
+            }                                                                                                   \
         });                                                                                                     \
         return id;                                                                                              \
     }                                                                                                           \
@@ -1386,8 +1395,10 @@ static void hardmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, i
     FOR_RUNS(R, out, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->so[R->nd - 1];
         (void)pi;
-        for (ptrdiff_t i = 0; i < n; i++)
+        for (ptrdiff_t i = 0; i < n; i++) {
+            STRIP_FETCH_W(po + i * s, lso);
             put_lanes_f(po + i * s, lso, nl, f16, selectf(at == (vu){0} + (flat + (uint32_t)i), splatf(1), splatf(0)));
+        }
     });
 }
 
@@ -1698,16 +1709,12 @@ static void group_max_min(const char *in, const rdims *R, int f16, float *max, f
 }
 
 /* The same for a strip of nl groups side by side (lane l: group l; lanes past nl read 0). */
-#ifndef STRIP_AHEAD
-#define STRIP_AHEAD 4
-#endif
 static void strip_max_min(const char *in, ptrdiff_t lsi, int nl, const rdims *R, int f16, vf *max, vf *min) {
     vf m = splatf(-INFINITY), mn = splatf(INFINITY);
     FOR_RUNS(R, in, NULL, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i++) {
-            /* a later strip's lines, far apart: the hardware tracks too few streams to fetch them */
-            __builtin_prefetch(pi + i * s + STRIP_AHEAD * LANES * lsi);
+            STRIP_FETCH(pi + i * s, lsi);
             vf x = lanes_f(pi + i * s, lsi, nl, f16, 0);
             m = maxnan(m, x);
             mn = vmin(x, mn);
@@ -2218,7 +2225,17 @@ static void log_softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t ls
         l[k] = float16_shift(L[k])[0];
     }
     /* (float16 lanes, and the plain ones: in float32, as ls_out_run forms them) */
-    vi plain = f16 ? ~(vi){0} : ~cmp_lt(mn - m, splatf(-87.0f)) & cmp_eq(m - m, splatf(0.0f));
+    vi ranged = ~cmp_lt(mn - m, splatf(-87.0f)) & cmp_eq(m - m, splatf(0.0f)), plain = f16 ? ~(vi){0} : ranged;
+    if (!ANY(~ranged)) { /* every lane plain (the usual strip): float32 only, no output near float16's overflow */
+        FOR_RUNS(R, in, out, pi, po, flat, {
+            ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
+            for (ptrdiff_t i = 0; i < n; i++) {
+                STRIP_FETCH_W(po + i * so, lso);
+                put_lanes_f(po + i * so, lso, nl, f16, (lanes_f(pi + i * s, lsi, nl, f16, 0) - m) - l);
+            }
+        });
+        return;
+    }
     FOR_RUNS(R, in, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i++) {
@@ -2555,7 +2572,7 @@ static void softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, i
         for (ptrdiff_t i = 0; i < n; i++) {
             vf e = softmax_term_of(lanes_f(pi + i * s, lsi, nl, f16, 0), m, f16);
             dsum_add(&sum, e);
-            if (!f16) put_lanes_f(po + i * so, lso, nl, 0, e);
+            if (!f16) STRIP_FETCH_W(po + i * so, lso), put_lanes_f(po + i * so, lso, nl, 0, e);
         }
     });
     dsum inv = {1.0 / sum.lo, 1.0 / sum.hi};
@@ -2563,6 +2580,7 @@ static void softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, i
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i++) {
             vf e = f16 ? softmax_term_of(lanes_f(pi + i * s, lsi, nl, 1, 0), m, 1) : lanes_f(po + i * so, lso, nl, 0, 0);
+            if (f16) STRIP_FETCH_W(po + i * so, lso);
             put_lanes_f(po + i * so, lso, nl, f16, dsum_scale(e, &inv));
         }
     });
@@ -2680,7 +2698,10 @@ ALWAYS void fsum_strip(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, 
     dsum a = {0};
     FOR_RUNS(R, in, NULL, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
-        for (ptrdiff_t i = 0; i < n; i++) add_fterms(lanes_f(pi + i * s, lsi, nl, f16, 0), term, &a.lo, &a.hi);
+        for (ptrdiff_t i = 0; i < n; i++) {
+            STRIP_FETCH(pi + i * s, lsi);
+            add_fterms(lanes_f(pi + i * s, lsi, nl, f16, 0), term, &a.lo, &a.hi);
+        }
     });
     for (int l = 0; l < nl; l++) store_double(out + l * lso, f16, finish(dsum_lane(&a, l), post, R));
 }
@@ -2714,7 +2735,7 @@ ALWAYS void fsum_strip(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, 
         vq a = {0};                                                                                             \
         FOR_RUNS(R, in, NULL, pi, po, flat, {                                                                   \
             ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];                                                \
-            for (ptrdiff_t i = 0; i < n; i++) a += NAME##_terms(pi + i * s, lsi, nl, term);                     \
+            for (ptrdiff_t i = 0; i < n; i++) STRIP_FETCH(pi + i * s, lsi), a += NAME##_terms(pi + i * s, lsi, nl, term); \
         });                                                                                                     \
         for (int l = 0; l < nl; l++) { uint64_t t = (uint64_t)a[l]; memcpy(out + l * lso, &t, (size_t)c->osize); } \
     }

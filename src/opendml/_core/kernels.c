@@ -1553,14 +1553,21 @@ ALWAYS void sum_pass_c(const char *in, const rdims *R, int f16, vf vm, const int
     *flag = st.flag, *cnt = st.cnt, *sum = st.sum;
 }
 
-ALWAYS void sum_pass_s(const char *in, ptrdiff_t lsi, int nl, const rdims *R, int f16, vf m, const int slow,
-                       const int plain, vi *flag, vi *cnt, dsum *sum) {
+/* A strip's lanes at step `at` (pi: the step's address): from the strip's copy `wide` when it has one (see
+ * strip_max_min), else from memory. */
+ALWAYS vf strip_at(const float *wide, ptrdiff_t at, const char *pi, ptrdiff_t lsi, int nl, int f16) {
+    return wide ? loadf(wide + at * LANES) : lanes_f(pi, lsi, nl, f16, 0);
+}
+
+ALWAYS void sum_pass_s(const char *in, ptrdiff_t lsi, int nl, const rdims *R, int f16, const float *wide, vf m,
+                       const int slow, const int plain, vi *flag, vi *cnt, dsum *sum) {
     vf lo = {0};
     int pending = 0;
     FOR_RUNS(R, in, NULL, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i++)
-            add_terms(lanes_f(pi + i * s, lsi, nl, f16, 0), m, slow, plain, flag, cnt, sum, &lo, &pending);
+            add_terms(strip_at(wide, flat + i, pi + i * s, lsi, nl, f16), m, slow, plain, flag, cnt, sum, &lo,
+                      &pending);
     });
     dsum_add(sum, lo);
 }
@@ -1709,13 +1716,18 @@ static void group_max_min(const char *in, const rdims *R, int f16, float *max, f
 }
 
 /* The same for a strip of nl groups side by side (lane l: group l; lanes past nl read 0). */
-static void strip_max_min(const char *in, ptrdiff_t lsi, int nl, const rdims *R, int f16, vf *max, vf *min) {
+/* With `wide` (a vector a step), the strip is also stored there packed, so that the later passes read it from
+ * there: a strip's steps lie a stride apart, often a power of two, so its lines share a few cache sets and would
+ * have left the caches by the next pass. */
+static void strip_max_min(const char *in, ptrdiff_t lsi, int nl, const rdims *R, int f16, float *wide, vf *max,
+                          vf *min) {
     vf m = splatf(-INFINITY), mn = splatf(INFINITY);
     FOR_RUNS(R, in, NULL, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i++) {
             STRIP_FETCH(pi + i * s, lsi);
             vf x = lanes_f(pi + i * s, lsi, nl, f16, 0);
+            if (wide) storef(wide + (flat + i) * LANES, x);
             m = maxnan(m, x);
             mn = vmin(x, mn);
         }
@@ -2205,17 +2217,18 @@ static void log_softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gs
 static void log_softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
                           const rctx *c) {
     int f16 = c->in_dtype == ODML_F16;
+    float *wide = c->scratch; /* (the strip's copy: see strip_max_min; reduce sizes it) */
     vf m, mn;
-    strip_max_min(in, lsi, nl, R, f16, &m, &mn);
+    strip_max_min(in, lsi, nl, R, f16, wide, &m, &mn);
     vi cnt = {0}, flag = {0};
     dsum sum = {0};
     if (!ANY(~((mn - m) >= -87.0f))) { /* every lane's terms in float's normal range (and no NaN): plain sum */
-        sum_pass_s(in, lsi, nl, R, f16, m, 0, 1, &flag, &cnt, &sum);
+        sum_pass_s(in, lsi, nl, R, f16, wide, m, 0, 1, &flag, &cnt, &sum);
     } else {
-        sum_pass_s(in, lsi, nl, R, f16, m, 0, 0, &flag, &cnt, &sum);
+        sum_pass_s(in, lsi, nl, R, f16, wide, m, 0, 0, &flag, &cnt, &sum);
         if (ANY(flag)) {
             cnt = (vi){0}, sum = (dsum){0};
-            sum_pass_s(in, lsi, nl, R, f16, m, 1, 0, &flag, &cnt, &sum);
+            sum_pass_s(in, lsi, nl, R, f16, wide, m, 1, 0, &flag, &cnt, &sum);
         }
     }
     vd L, md = widen(m);
@@ -2231,7 +2244,7 @@ static void log_softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t ls
             ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
             for (ptrdiff_t i = 0; i < n; i++) {
                 STRIP_FETCH_W(po + i * so, lso);
-                put_lanes_f(po + i * so, lso, nl, f16, (lanes_f(pi + i * s, lsi, nl, f16, 0) - m) - l);
+                put_lanes_f(po + i * so, lso, nl, f16, (strip_at(wide, flat + i, pi + i * s, lsi, nl, f16) - m) - l);
             }
         });
         return;
@@ -2239,7 +2252,7 @@ static void log_softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t ls
     FOR_RUNS(R, in, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i++) {
-            vf x = lanes_f(pi + i * s, lsi, nl, f16, 0);
+            vf x = strip_at(wide, flat + i, pi + i * s, lsi, nl, f16);
             vd y = (widen(x) - md) - L;
             vf yf = selectf(plain, (x - m) - l, narrow(y));
             put_lanes_f(po + i * so, lso, nl, f16, yf);
@@ -2560,8 +2573,9 @@ static void softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, p
 static void softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
                       const rctx *c) {
     int f16 = c->in_dtype == ODML_F16;
+    float *wide = c->scratch; /* (the strip's copy, its terms then in place: see strip_max_min; reduce sizes it) */
     vf m, mn;
-    strip_max_min(in, lsi, nl, R, f16, &m, &mn); /* (lanes past nl: 0, within range) */
+    strip_max_min(in, lsi, nl, R, f16, wide, &m, &mn); /* (lanes past nl: 0, within range) */
     if (ANY(~((mn - m) >= -87.0f) | ~((m - m) == 0.0f))) { /* a lane out of range, or a max not finite */
         softmax_exact_s(in, lsi, out, lso, nl, R, c);
         return;
@@ -2570,17 +2584,20 @@ static void softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, i
     FOR_RUNS(R, in, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i++) {
-            vf e = softmax_term_of(lanes_f(pi + i * s, lsi, nl, f16, 0), m, f16);
+            vf e = softmax_term_of(strip_at(wide, flat + i, pi + i * s, lsi, nl, f16), m, f16);
             dsum_add(&sum, e);
-            if (!f16) STRIP_FETCH_W(po + i * so, lso), put_lanes_f(po + i * so, lso, nl, 0, e);
+            if (wide) storef(wide + (flat + i) * LANES, e);
+            else if (!f16) STRIP_FETCH_W(po + i * so, lso), put_lanes_f(po + i * so, lso, nl, 0, e);
         }
     });
     dsum inv = {1.0 / sum.lo, 1.0 / sum.hi};
     FOR_RUNS(R, in, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i++) {
-            vf e = f16 ? softmax_term_of(lanes_f(pi + i * s, lsi, nl, 1, 0), m, 1) : lanes_f(po + i * so, lso, nl, 0, 0);
-            if (f16) STRIP_FETCH_W(po + i * so, lso);
+            vf e = wide  ? loadf(wide + (flat + i) * LANES)
+                   : f16 ? softmax_term_of(lanes_f(pi + i * s, lsi, nl, 1, 0), m, 1)
+                         : lanes_f(po + i * so, lso, nl, 0, 0);
+            if (wide || f16) STRIP_FETCH_W(po + i * so, lso);
             put_lanes_f(po + i * so, lso, nl, f16, dsum_scale(e, &inv));
         }
     });
@@ -2978,6 +2995,8 @@ static int reduce(int op, const odml_array *in, const odml_array *out, const odm
     if (lane >= 0 && !(contig && P.R.n[inner] >= LANES)) {
         P.lane_n = kn[lane], P.lane_si = ksi[lane], P.lane_so = kso[lane];
         P.nstrips = (P.lane_n + LANES - 1) / LANES;
+        /* the softmaxes' strips keep a copy of the strip, a vector a step (see strip_max_min) */
+        P.c.scratch_n = wants && count <= SM_KEEP / LANES ? count * LANES : 0;
     } else {
         lane = -1;
     }

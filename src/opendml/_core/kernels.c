@@ -1938,7 +1938,6 @@ ALWAYS vf float16_shift(double L) {
 #ifndef LS_ROWS_LONGEST
 #define LS_ROWS_LONGEST 2048 /* rows up to this long go several at a time; longer ones have work enough of their own */
 #endif
-#define LS16_ROWS 2 /* float16 rows go in pairs (four measured slower) */
 typedef struct {
     float top, low;
     uint64_t count; /* of the maxima */
@@ -2009,8 +2008,8 @@ ALWAYS void ls_out_wide(const float *wide, char *out, ptrdiff_t n, float m, doub
 ALWAYS int log_softmax_rows(const char *const in[], char *const out[], const int k, const rdims *R, int f16) {
     ptrdiff_t n = R->n[0];
     ls_row a[ROWS_MAX] = {0};
-    float wide[LS16_ROWS * (LS_ROWS_LONGEST + LANES)]; /* (float16 rows: widened once, see row_range) */
-    int widen16 = f16 && k <= LS16_ROWS && n <= LS_ROWS_LONGEST;
+    float wide[ROWS_MAX * (LS_ROWS_LONGEST + LANES)]; /* (float16 rows: widened once, see row_range) */
+    int widen16 = f16 && n <= LS_ROWS_LONGEST;
     for (int r = 0; r < k; r++)
         if (!row_range(in[r], n, f16, widen16 ? wide + r * (n + LANES) : NULL, &a[r].top, &a[r].low)) return 0;
     for (int r = 0; r < k; r++) {
@@ -2208,7 +2207,7 @@ static void log_softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gs
         return;
     }
     if (is_row(R, c) && R->n[0] <= LS_ROWS_LONGEST)
-        g = f16 ? ls_row_groups(in, gsi, out, gso, count, R, c, LS16_ROWS, 1) : ls_row_groups(in, gsi, out, gso, count, R, c,
+        g = f16 ? ls_row_groups(in, gsi, out, gso, count, R, c, ROWS_MAX, 1) : ls_row_groups(in, gsi, out, gso, count, R, c,
                                                                                      ROWS_MAX, 0);
     for (; g < count; g++)
         log_softmax_group(in + g * gsi, out + g * gso, R, c, g + 1 < count ? gsi : 0, g + 1 < count ? gso : 0);
@@ -2457,25 +2456,37 @@ ALWAYS int softmax_rows32(const char *const in[], char *const out[], const int k
     return 1;
 }
 
-/* SOFTMAX of a float16 row, as fdsum explains: the row widened into the scratch row (see row_range), its terms
- * in place there and its outputs e * (1 / sum) in float32. Returns 0 when the general kernel must do the row. */
-ALWAYS int softmax_row16(const char *in, char *out, ptrdiff_t n, const rctx *c) {
-    float top, low, stack[SM_STACK + LANES], *keep = scratch_row(n, stack, c);
-    if (!keep || !row_range(in, n, 1, keep, &top, &low)) return 0;
-    vf m = splatf(top);
-    fdsum sum = {0};
-    for (ptrdiff_t i = 0; i < n; i += LANES) {
-        __builtin_prefetch(in + (i + n) * 2);
-        vf e = exp_f16_term(loadf(keep + i) - m);
-        if (i + LANES > n) e = selectf(IOTA < (vu){0} + (uint32_t)(n - i), e, splatf(0)); /* (no padding term) */
-        storef(keep + i, e);
-        fdsum_add(&sum, e);
+/* SOFTMAX of k float16 rows (a constant, at most ROWS_MAX) stage by stage, as fdsum explains: each row widened
+ * into its scratch row (see row_range; `stack` as softmax_rows32's), its terms in place there and its outputs
+ * e * (1 / sum) in float32. Returns 0 (outputs untouched) when the general kernel must do them. */
+ALWAYS int softmax_rows16(const char *const in[], char *const out[], const int k, ptrdiff_t n, float *stack,
+                          const rctx *c) {
+    float top[ROWS_MAX], low, *keep[ROWS_MAX];
+    double total[ROWS_MAX];
+    for (int r = 0; r < k; r++) {
+        keep[r] = k == 1 ? scratch_row(n, stack, c) : stack + r * (n + 2 * LANES);
+        if (!keep[r] || !row_range(in[r], n, 1, keep[r], &top[r], &low)) return 0;
     }
-    double total = fdsum_total(&sum);
-    if (total != total) return 0; /* a NaN entry */
-    double inv = 1.0 / total;
-    for (ptrdiff_t i = 0; i < n; i += LANES)
-        put_lanes_f(out + i * 2, 2, n - i < LANES ? n - i : LANES, 1, softmax_scaled(loadf(keep + i), inv, 1));
+    for (int r = 0; r < k; r++) {
+        vf m = splatf(top[r]);
+        fdsum sum = {0};
+        for (ptrdiff_t i = 0; i < n; i += LANES) {
+            __builtin_prefetch(in[r] + (i + k * n) * 2); /* a later row, usually adjacent */
+            vf e = exp_f16_term(loadf(keep[r] + i) - m);
+            if (i + LANES > n) e = selectf(IOTA < (vu){0} + (uint32_t)(n - i), e, splatf(0)); /* (no padding term) */
+            storef(keep[r] + i, e);
+            fdsum_add(&sum, e);
+        }
+        total[r] = fdsum_total(&sum);
+    }
+    for (int r = 0; r < k; r++)
+        if (total[r] != total[r]) return 0; /* a NaN entry */
+    for (int r = 0; r < k; r++) {
+        float inv = (float)(1.0 / total[r]);
+        ptrdiff_t i = 0;
+        for (; i + LANES <= n; i += LANES) store_f16(out[r] + i * 2, loadf(keep[r] + i) * inv);
+        if (i < n) put_lanes_f(out[r] + i * 2, 2, n - i, 1, loadf(keep[r] + i) * inv);
+    }
     return 1;
 }
 
@@ -2485,7 +2496,8 @@ static void softmax_group(const char *in, char *out, const rdims *R, const rctx 
                           ptrdiff_t ahead_out) {
     int f16 = c->in_dtype == ODML_F16, osz = f16 ? 2 : 4;
     float stack[SM_STACK + 2 * LANES];
-    if (is_row(R, c) && (f16 ? softmax_row16(in, out, R->n[0], c) : softmax_rows32(&in, &out, 1, R->n[0], stack, c)))
+    if (is_row(R, c) && (f16 ? softmax_rows16(&in, &out, 1, R->n[0], stack, c)
+                             : softmax_rows32(&in, &out, 1, R->n[0], stack, c)))
         return;
     /* The group packed into the scratch row as it is scanned (see group_scan; its later passes then read neither
      * the input's layout nor its memory), its terms then in place there. */
@@ -2552,17 +2564,19 @@ static void softmax_group(const char *in, char *out, const rdims *R, const rctx 
 }
 static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) { softmax_group(in, out, R, c, 0, 0); }
 
-/* Short float32 rows ROWS_MAX at a time (see softmax_rows32); any other group alone. */
+/* Short rows ROWS_MAX at a time (see softmax_rows32, softmax_rows16); any other group alone. */
 static void softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R,
                       const rctx *c) {
     ptrdiff_t g = 0;
-    if (c->in_dtype == ODML_F32 && is_row(R, c) && R->n[0] <= SM_ROWS_LONGEST) {
+    if (is_row(R, c) && R->n[0] <= SM_ROWS_LONGEST) {
+        int f16 = c->in_dtype == ODML_F16;
         float stack[SM_STACK + 2 * LANES];
         for (; g + ROWS_MAX <= count; g += ROWS_MAX) {
             const char *ins[ROWS_MAX];
             char *outs[ROWS_MAX];
             for (int r = 0; r < ROWS_MAX; r++) ins[r] = in + (g + r) * gsi, outs[r] = out + (g + r) * gso;
-            if (!softmax_rows32(ins, outs, ROWS_MAX, R->n[0], stack, c))
+            if (!(f16 ? softmax_rows16(ins, outs, ROWS_MAX, R->n[0], stack, c)
+                      : softmax_rows32(ins, outs, ROWS_MAX, R->n[0], stack, c)))
                 for (int r = 0; r < ROWS_MAX; r++) softmax_c(ins[r], outs[r], R, c);
         }
     }

@@ -2461,7 +2461,7 @@ ALWAYS int softmax_rows32(const char *const in[], char *const out[], const int k
  * e * (1 / sum) in float32. Returns 0 (outputs untouched) when the general kernel must do them. */
 ALWAYS int softmax_rows16(const char *const in[], char *const out[], const int k, ptrdiff_t n, float *stack,
                           const rctx *c) {
-    float top[ROWS_MAX], low, *keep[ROWS_MAX];
+    float top[ROWS_MAX], low, *keep[ROWS_MAX] = {0};
     double total[ROWS_MAX];
     for (int r = 0; r < k; r++) {
         keep[r] = k == 1 ? scratch_row(n, stack, c) : stack + r * (n + 2 * LANES);

@@ -1575,28 +1575,33 @@ ALWAYS void sum_pass_s(const char *in, ptrdiff_t lsi, int nl, const rdims *R, in
 #define ANY(v) (lane_mask((vi)(v) != 0) != 0) /* (lane_mask reads masks: compare first) */
 
 
-/* log(1 + r) for r >= 0 in two lanes at once (the rows of LOG_SOFTMAX go in pairs; libm's log1p took a third
- * of a 64-element row's time), within 2^-49 relative: u = 1 + r rounded, with its rounding error c (Fast2Sum);
- * u = 2^k * f with f in [sqrt(1/2), sqrt(2)); log f = 2 atanh(s), s = (f - 1) / (f + 1), by its series to s^17
- * (|s| <= 0.1716: the first term left out is below 2^-50 of the sum; measured against long double on 2e7
- * values: 2^-49.6); log(1 + r) = k * ln2 + log f + c / u. A tiny r gives r itself. */
+/* log(1 + r) for r >= 0 in several lanes at once (two rows of LOG_SOFTMAX, or half a strip's lanes; libm's log1p
+ * took a third of a 64-element row's time), within 2^-49 relative: u = 1 + r rounded, with its rounding error c
+ * (Fast2Sum); u = 2^k * f with f in [sqrt(1/2), sqrt(2)); log f = 2 atanh(s), s = (f - 1) / (f + 1), by its
+ * series to s^17 (|s| <= 0.1716: the first term left out is below 2^-50 of the sum; measured against long
+ * double on 2e7 values: 2^-49.6); log(1 + r) = k * ln2 + log f + c / u. A tiny r gives r itself. */
 typedef double d2 __attribute__((vector_size(16)));
 typedef int64_t l2 __attribute__((vector_size(16)));
-ALWAYS d2 select_d2(l2 m, d2 a, d2 b) { return (d2)((m & (l2)a) | (~m & (l2)b)); }
-ALWAYS d2 log1p_pos2(d2 r) {
-    d2 u = 1.0 + r, c = select_d2(r <= 1.0, r - (u - 1.0), 1.0 - (u - r));
-    l2 k = ((l2)u >> 52) - 1023; /* (u >= 1: positive and normal) */
-    d2 f = (d2)(((l2)u & 0x000fffffffffffff) | 0x3ff0000000000000), half = f * 0.5;
-    l2 big = f > 1.4142135623730951;
-    f = select_d2(big, half, f), k -= big; /* (big: -1 where true) */
-    d2 g = f - 1.0, t = 2.0 * g / (2.0 + g), z = t * t * 0.25, z2 = z * z, z4 = z2 * z2; /* (t = 2s, z = s^2) */
-    d2 p = ((1.0 / 3 + z * (1.0 / 5)) + z2 * (1.0 / 7 + z * (1.0 / 9))) +
-           z4 * ((1.0 / 11 + z * (1.0 / 13)) + z2 * (1.0 / 15 + z * (1.0 / 17)));
-    d2 y = (__builtin_convertvector(k, d2) * 6.93147180559945286227e-01 + c / u) + (t + t * z * p);
-    for (int l = 0; l < 2; l++)
-        if (!(u[l] < INFINITY)) y[l] = log1p(r[l]); /* (NaN, inf: not met in practice) */
-    return y;
-}
+typedef int64_t vlh __attribute__((vector_size(LANES / 2 * sizeof(int64_t))));
+#define LOG1P_POS(NAME, D, L, NL)                                                                               \
+    ALWAYS D NAME(D r) {                                                                                        \
+        D u = 1.0 + r, c0 = r - (u - 1.0), c1 = 1.0 - (u - r);                                                  \
+        L small = r <= 1.0;                                                                                     \
+        D c = (D)((small & (L)c0) | (~small & (L)c1));                                                          \
+        L k = ((L)u >> 52) - 1023; /* (u >= 1: positive and normal) */                                         \
+        D f = (D)(((L)u & 0x000fffffffffffff) | 0x3ff0000000000000), half = f * 0.5;                           \
+        L big = f > 1.4142135623730951;                                                                         \
+        f = (D)((big & (L)half) | (~big & (L)f)), k -= big; /* (big: -1 where true) */                         \
+        D g = f - 1.0, t = 2.0 * g / (2.0 + g), z = t * t * 0.25, z2 = z * z, z4 = z2 * z2; /* (t = 2s, z = s^2) */ \
+        D p = ((1.0 / 3 + z * (1.0 / 5)) + z2 * (1.0 / 7 + z * (1.0 / 9))) +                                  \
+              z4 * ((1.0 / 11 + z * (1.0 / 13)) + z2 * (1.0 / 15 + z * (1.0 / 17)));                          \
+        D y = (__builtin_convertvector(k, D) * 6.93147180559945286227e-01 + c / u) + (t + t * z * p);          \
+        for (int l = 0; l < (NL); l++)                                                                          \
+            if (!(u[l] < INFINITY)) y[l] = log1p(r[l]); /* (NaN, inf: not met in practice) */                  \
+        return y;                                                                                               \
+    }
+LOG1P_POS(log1p_pos2, d2, l2, 2)
+LOG1P_POS(log1p_posh, vdh, vlh, LANES / 2)
 
 /* log(count + rest) = log1p(count - 1 + rest) (count >= 1, exact in double; the usual count is 1), for one
  * group or two. */
@@ -2232,8 +2237,12 @@ static void log_softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t ls
     }
     vd L, md = widen(m);
     vf l;
+    /* L = log1p(count - 1 + rest) lane by lane (see log_sum), half a strip at a time */
+    vdh lo = __builtin_convertvector(__builtin_shufflevector(cnt, cnt, LO_HALF), vdh) - 1.0 + sum.lo,
+        hi = __builtin_convertvector(__builtin_shufflevector(cnt, cnt, HI_HALF), vdh) - 1.0 + sum.hi;
+    lo = log1p_posh(lo), hi = log1p_posh(hi);
     for (int k = 0; k < LANES; k++) {
-        L[k] = isfinite(m[k]) ? log_sum((uint32_t)cnt[k], dsum_lane(&sum, k)) : NAN;
+        L[k] = isfinite(m[k]) ? (k < LANES / 2 ? lo[k] : hi[k - LANES / 2]) : NAN;
         l[k] = float16_shift(L[k])[0];
     }
     /* (float16 lanes, and the plain ones: in float32, as ls_out_run forms them) */

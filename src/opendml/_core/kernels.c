@@ -1554,19 +1554,19 @@ ALWAYS void sum_pass_c(const char *in, const rdims *R, int f16, vf vm, const int
 }
 
 /* A strip's lanes at step `at` (pi: the step's address): from the strip's copy `wide` when it has one (see
- * strip_max_min), else from memory. */
-ALWAYS vf strip_at(const float *wide, ptrdiff_t at, const char *pi, ptrdiff_t lsi, int nl, int f16) {
-    return wide ? loadf(wide + at * LANES) : lanes_f(pi, lsi, nl, f16, 0);
+ * strip_max_min; a step every ws floats), else from memory. */
+ALWAYS vf strip_at(const float *wide, ptrdiff_t ws, ptrdiff_t at, const char *pi, ptrdiff_t lsi, int nl, int f16) {
+    return wide ? loadf(wide + at * ws) : lanes_f(pi, lsi, nl, f16, 0);
 }
 
-ALWAYS void sum_pass_s(const char *in, ptrdiff_t lsi, int nl, const rdims *R, int f16, const float *wide, vf m,
-                       const int slow, const int plain, vi *flag, vi *cnt, dsum *sum) {
+ALWAYS void sum_pass_s(const char *in, ptrdiff_t lsi, int nl, const rdims *R, int f16, const float *wide,
+                       ptrdiff_t ws, vf m, const int slow, const int plain, vi *flag, vi *cnt, dsum *sum) {
     vf lo = {0};
     int pending = 0;
     FOR_RUNS(R, in, NULL, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i++)
-            add_terms(strip_at(wide, flat + i, pi + i * s, lsi, nl, f16), m, slow, plain, flag, cnt, sum, &lo,
+            add_terms(strip_at(wide, ws, flat + i, pi + i * s, lsi, nl, f16), m, slow, plain, flag, cnt, sum, &lo,
                       &pending);
     });
     dsum_add(sum, lo);
@@ -1738,6 +1738,37 @@ static void strip_max_min(const char *in, ptrdiff_t lsi, int nl, const rdims *R,
         }
     });
     *max = m, *min = mn;
+}
+
+/* ---- Panels: the softmaxes' strips side by side, up to PANEL_MAX of them (lanes adjacent in memory: reduce
+ * sizes a panel so that its copy stays within PANEL_BYTES). A panel's steps are read and written as rows of
+ * adjacent lines (a lone strip reads one line a step, as many streams as steps: too many for the hardware to
+ * fetch ahead, and at a power-of-two stride all in a few cache sets); its copy (a step every ws floats, one
+ * vector padding each so that steps do not share cache sets either) serves the passes between. ---- */
+#define PANEL_MAX 64
+#define PANEL_BYTES (256 << 10)
+#ifndef PANEL_AHEAD
+#define PANEL_AHEAD 8 /* steps (measured: 1 -> 8 took SOFTMAX1 float32 over axis 1 of (64, 512, 512) 14.8 -> 12.4 ms) */
+#endif
+ALWAYS int sub_nl(int nl, int v) { return nl - v * LANES < LANES ? nl - v * LANES : LANES; }
+
+/* The maxima and minima of a panel's nv strips, the panel copied into wide. */
+static void panel_max_min(const char *in, ptrdiff_t lsi, int nl, int nv, const rdims *R, int f16, float *wide,
+                          ptrdiff_t ws, vf *max, vf *min) {
+    for (int v = 0; v < nv; v++) max[v] = splatf(-INFINITY), min[v] = splatf(INFINITY);
+    FOR_RUNS(R, in, NULL, pi, po, flat, {
+        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
+        for (ptrdiff_t i = 0; i < n; i++) {
+            const char *row = pi + i * s;
+            float *w = wide + (flat + i) * ws;
+            for (int v = 0; v < nv; v++) {
+                __builtin_prefetch(row + PANEL_AHEAD * s + v * LANES * lsi); /* a later step's row (no fault past the end) */
+                vf x = lanes_f(row + v * LANES * lsi, lsi, sub_nl(nl, v), f16, 0);
+                storef(w + v * LANES, x);
+                max[v] = maxnan(max[v], x), min[v] = vmin(x, min[v]);
+            }
+        }
+    });
 }
 
 /* The number of elements of a group. */
@@ -2218,56 +2249,84 @@ static void log_softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gs
         log_softmax_group(in + g * gsi, out + g * gso, R, c, g + 1 < count ? gsi : 0, g + 1 < count ? gso : 0);
 }
 
-static void log_softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
-                          const rctx *c) {
-    int f16 = c->in_dtype == ODML_F16;
-    float *wide = c->scratch; /* (the strip's copy: see strip_max_min; reduce sizes it) */
-    vf m, mn;
-    strip_max_min(in, lsi, nl, R, f16, wide, &m, &mn);
+/* A LOG_SOFTMAX strip's lanes (nl <= LANES) once its maxima m and minima mn are known: the sum passes (reading the
+ * copy `wide`, a step every ws floats, when there is one) and what the outputs need. */
+typedef struct {
+    vf m, l;   /* the maxima; L as the float subtracted (float16_shift) */
+    vd L, md;  /* L and the maxima in double (non-plain lanes) */
+    vi plain;  /* lanes formed in float32 (ls_out_run's rule) */
+    int fast;  /* every lane plain and in range: float32 only, no output near float16's overflow */
+} ls_lanes;
+
+static void ls_strip_sums(const char *in, ptrdiff_t lsi, int nl, const rdims *R, int f16, const float *wide,
+                          ptrdiff_t ws, vf m, vf mn, ls_lanes *st) {
     vi cnt = {0}, flag = {0};
     dsum sum = {0};
     if (!ANY(~((mn - m) >= -87.0f))) { /* every lane's terms in float's normal range (and no NaN): plain sum */
-        sum_pass_s(in, lsi, nl, R, f16, wide, m, 0, 1, &flag, &cnt, &sum);
+        sum_pass_s(in, lsi, nl, R, f16, wide, ws, m, 0, 1, &flag, &cnt, &sum);
     } else {
-        sum_pass_s(in, lsi, nl, R, f16, wide, m, 0, 0, &flag, &cnt, &sum);
+        sum_pass_s(in, lsi, nl, R, f16, wide, ws, m, 0, 0, &flag, &cnt, &sum);
         if (ANY(flag)) {
             cnt = (vi){0}, sum = (dsum){0};
-            sum_pass_s(in, lsi, nl, R, f16, wide, m, 1, 0, &flag, &cnt, &sum);
+            sum_pass_s(in, lsi, nl, R, f16, wide, ws, m, 1, 0, &flag, &cnt, &sum);
         }
     }
-    vd L, md = widen(m);
-    vf l;
     /* L = log1p(count - 1 + rest) lane by lane (see log_sum), half a strip at a time */
     vdh lo = __builtin_convertvector(__builtin_shufflevector(cnt, cnt, LO_HALF), vdh) - 1.0 + sum.lo,
         hi = __builtin_convertvector(__builtin_shufflevector(cnt, cnt, HI_HALF), vdh) - 1.0 + sum.hi;
     lo = log1p_posh(lo), hi = log1p_posh(hi);
     for (int k = 0; k < LANES; k++) {
-        L[k] = isfinite(m[k]) ? (k < LANES / 2 ? lo[k] : hi[k - LANES / 2]) : NAN;
-        l[k] = float16_shift(L[k])[0];
+        st->L[k] = isfinite(m[k]) ? (k < LANES / 2 ? lo[k] : hi[k - LANES / 2]) : NAN;
+        st->l[k] = float16_shift(st->L[k])[0];
     }
     /* (float16 lanes, and the plain ones: in float32, as ls_out_run forms them) */
-    vi ranged = ~cmp_lt(mn - m, splatf(-87.0f)) & cmp_eq(m - m, splatf(0.0f)), plain = f16 ? ~(vi){0} : ranged;
-    if (!ANY(~ranged)) { /* every lane plain (the usual strip): float32 only, no output near float16's overflow */
-        FOR_RUNS(R, in, out, pi, po, flat, {
-            ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
-            for (ptrdiff_t i = 0; i < n; i++) {
-                STRIP_FETCH_W(po + i * so, lso);
-                put_lanes_f(po + i * so, lso, nl, f16, (strip_at(wide, flat + i, pi + i * s, lsi, nl, f16) - m) - l);
-            }
-        });
+    vi ranged = ~cmp_lt(mn - m, splatf(-87.0f)) & cmp_eq(m - m, splatf(0.0f));
+    st->m = m, st->md = widen(m), st->plain = f16 ? ~(vi){0} : ranged, st->fast = !ANY(~ranged);
+}
+
+/* One step of a strip's outputs from its inputs x. */
+ALWAYS void ls_strip_out(vf x, const ls_lanes *st, char *po, ptrdiff_t lso, int nl, int f16) {
+    if (st->fast) {
+        put_lanes_f(po, lso, nl, f16, (x - st->m) - st->l);
         return;
     }
+    vd y = (widen(x) - st->md) - st->L;
+    vf yf = selectf(st->plain, (x - st->m) - st->l, narrow(y));
+    put_lanes_f(po, lso, nl, f16, yf);
+    if (f16 && ANY(yf <= -65520.0f)) /* (see ls16_threshold) */
+        for (int j = 0; j < nl; j++)
+            if (yf[j] <= -65520.0f) put_f16_of(po + j * lso, y[j]);
+}
+
+/* LOG_SOFTMAX of a strip or a panel (nl lanes: see reduce). */
+static void log_softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
+                          const rctx *c) {
+    int f16 = c->in_dtype == ODML_F16, nv = (nl + LANES - 1) / LANES;
+    float *wide = c->scratch; /* (the copy: see strip_max_min, panel_max_min; reduce sizes it) */
+    if (nv > 1 && !wide) { /* (no memory for the copy) strip by strip */
+        for (int v = 0; v < nv; v++)
+            log_softmax_s(in + v * LANES * lsi, lsi, out + v * LANES * lso, lso, sub_nl(nl, v), R, c);
+        return;
+    }
+    ptrdiff_t ws = nv > 1 ? (nv + 1) * LANES : LANES;
+    vf m[PANEL_MAX], mn[PANEL_MAX];
+    ls_lanes st[PANEL_MAX];
+    if (nv > 1) panel_max_min(in, lsi, nl, nv, R, f16, wide, ws, m, mn);
+    else strip_max_min(in, lsi, nl, R, f16, wide, &m[0], &mn[0]);
+    for (int v = 0; v < nv; v++)
+        ls_strip_sums(in + v * LANES * lsi, lsi, sub_nl(nl, v), R, f16, wide ? wide + v * LANES : NULL, ws, m[v],
+                      mn[v], &st[v]);
     FOR_RUNS(R, in, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
-        for (ptrdiff_t i = 0; i < n; i++) {
-            vf x = strip_at(wide, flat + i, pi + i * s, lsi, nl, f16);
-            vd y = (widen(x) - md) - L;
-            vf yf = selectf(plain, (x - m) - l, narrow(y));
-            put_lanes_f(po + i * so, lso, nl, f16, yf);
-            if (f16 && ANY(yf <= -65520.0f)) /* (see ls16_threshold) */
-                for (int j = 0; j < nl; j++)
-                    if (yf[j] <= -65520.0f) put_f16_of(po + i * so + j * lso, y[j]);
-        }
+        for (ptrdiff_t i = 0; i < n; i++)
+            for (int v = 0; v < nv; v++) {
+                char *to = po + i * so + v * LANES * lso;
+                if (nv > 1) __builtin_prefetch(to + so, 1); /* the next step's row */
+                else STRIP_FETCH_W(to, lso);
+                vf x = strip_at(wide ? wide + v * LANES : NULL, ws, flat + i, pi + i * s + v * LANES * lsi, lsi,
+                                sub_nl(nl, v), f16);
+                ls_strip_out(x, &st[v], to, lso, sub_nl(nl, v), f16);
+            }
     });
 }
 
@@ -2593,36 +2652,59 @@ static void softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, p
         softmax_group(in + g * gsi, out + g * gso, R, c, g + 1 < count ? gsi : 0, g + 1 < count ? gso : 0);
 }
 
+/* SOFTMAX of a strip or a panel (nl lanes: see reduce, log_softmax_s); a strip with a lane out of range (or a max
+ * not finite) takes the exact path. */
 static void softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
                       const rctx *c) {
-    int f16 = c->in_dtype == ODML_F16;
-    float *wide = c->scratch; /* (the strip's copy, its terms then in place: see strip_max_min; reduce sizes it) */
-    vf m, mn;
-    strip_max_min(in, lsi, nl, R, f16, wide, &m, &mn); /* (lanes past nl: 0, within range) */
-    if (ANY(~((mn - m) >= -87.0f) | ~((m - m) == 0.0f))) { /* a lane out of range, or a max not finite */
-        softmax_exact_s(in, lsi, out, lso, nl, R, c);
+    int f16 = c->in_dtype == ODML_F16, nv = (nl + LANES - 1) / LANES;
+    float *wide = c->scratch; /* (the copy, its terms then in place: see strip_max_min, panel_max_min) */
+    if (nv > 1 && !wide) { /* (no memory for the copy) strip by strip */
+        for (int v = 0; v < nv; v++)
+            softmax_s(in + v * LANES * lsi, lsi, out + v * LANES * lso, lso, sub_nl(nl, v), R, c);
         return;
     }
-    dsum sum = {0};
+    ptrdiff_t ws = nv > 1 ? (nv + 1) * LANES : LANES;
+    vf m[PANEL_MAX], mn[PANEL_MAX];
+    dsum inv[PANEL_MAX];
+    int exact[PANEL_MAX];
+    if (nv > 1) panel_max_min(in, lsi, nl, nv, R, f16, wide, ws, m, mn);
+    else strip_max_min(in, lsi, nl, R, f16, wide, &m[0], &mn[0]); /* (lanes past nl: 0, within range) */
+    for (int v = 0; v < nv; v++) {
+        const char *iv = in + v * LANES * lsi;
+        char *ov = out + v * LANES * lso;
+        float *wv = wide ? wide + v * LANES : NULL;
+        int k = sub_nl(nl, v);
+        exact[v] = ANY(~((mn[v] - m[v]) >= -87.0f) | ~((m[v] - m[v]) == 0.0f));
+        if (exact[v]) {
+            softmax_exact_s(iv, lsi, ov, lso, k, R, c);
+            continue;
+        }
+        dsum sum = {0};
+        FOR_RUNS(R, iv, ov, pi, po, flat, {
+            ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
+            for (ptrdiff_t i = 0; i < n; i++) {
+                vf e = softmax_term_of(strip_at(wv, ws, flat + i, pi + i * s, lsi, k, f16), m[v], f16);
+                dsum_add(&sum, e);
+                if (wv) storef(wv + (flat + i) * ws, e);
+                else if (!f16) STRIP_FETCH_W(po + i * so, lso), put_lanes_f(po + i * so, lso, k, 0, e);
+            }
+        });
+        inv[v] = (dsum){1.0 / sum.lo, 1.0 / sum.hi};
+    }
     FOR_RUNS(R, in, out, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
-        for (ptrdiff_t i = 0; i < n; i++) {
-            vf e = softmax_term_of(strip_at(wide, flat + i, pi + i * s, lsi, nl, f16), m, f16);
-            dsum_add(&sum, e);
-            if (wide) storef(wide + (flat + i) * LANES, e);
-            else if (!f16) STRIP_FETCH_W(po + i * so, lso), put_lanes_f(po + i * so, lso, nl, 0, e);
-        }
-    });
-    dsum inv = {1.0 / sum.lo, 1.0 / sum.hi};
-    FOR_RUNS(R, in, out, pi, po, flat, {
-        ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
-        for (ptrdiff_t i = 0; i < n; i++) {
-            vf e = wide  ? loadf(wide + (flat + i) * LANES)
-                   : f16 ? softmax_term_of(lanes_f(pi + i * s, lsi, nl, 1, 0), m, 1)
-                         : lanes_f(po + i * so, lso, nl, 0, 0);
-            if (wide || f16) STRIP_FETCH_W(po + i * so, lso);
-            put_lanes_f(po + i * so, lso, nl, f16, dsum_scale(e, &inv));
-        }
+        for (ptrdiff_t i = 0; i < n; i++)
+            for (int v = 0; v < nv; v++) {
+                if (exact[v]) continue;
+                char *to = po + i * so + v * LANES * lso;
+                int k = sub_nl(nl, v);
+                vf e = wide  ? loadf(wide + v * LANES + (flat + i) * ws)
+                       : f16 ? softmax_term_of(lanes_f(pi + i * s + v * LANES * lsi, lsi, k, 1, 0), m[v], 1)
+                             : lanes_f(to, lso, k, 0, 0);
+                if (nv > 1) __builtin_prefetch(to + so, 1); /* the next step's row */
+                else if (wide || f16) STRIP_FETCH_W(to, lso);
+                put_lanes_f(to, lso, k, f16, dsum_scale(e, &inv[v]));
+            }
     });
 }
 
@@ -2908,6 +2990,7 @@ typedef struct {
     int nk; /* kept dimensions other than the lane dimension */
     ptrdiff_t kn[ODML_MAXDIM], ksi[ODML_MAXDIM], kso[ODML_MAXDIM];
     ptrdiff_t nstrips, lane_n, lane_si, lane_so; /* strip mode when nstrips > 0 */
+    ptrdiff_t strip_lanes;                       /* lanes a strip call takes: LANES, or a panel's (softmaxes) */
     const char *in;
     char *out;
     rctx c;
@@ -2940,7 +3023,8 @@ static void red_task(void *ctx, ptrdiff_t begin, ptrdiff_t end) {
                 P->contig(in, out, &P->R, &c);
             }
         } else {
-            ptrdiff_t first = strip * LANES, nl = P->lane_n - first < LANES ? P->lane_n - first : LANES;
+            ptrdiff_t first = strip * P->strip_lanes;
+            ptrdiff_t nl = P->lane_n - first < P->strip_lanes ? P->lane_n - first : P->strip_lanes;
             P->strip(in + first * P->lane_si, P->lane_si, out + first * P->lane_so, P->lane_so, (int)nl, &P->R, &c);
             if (++strip < per) continue;
             strip = 0;
@@ -3017,9 +3101,18 @@ static int reduce(int op, const odml_array *in, const odml_array *out, const odm
     }
     if (lane >= 0 && !(contig && P.R.n[inner] >= LANES)) {
         P.lane_n = kn[lane], P.lane_si = ksi[lane], P.lane_so = kso[lane];
-        P.nstrips = (P.lane_n + LANES - 1) / LANES;
-        /* the softmaxes' strips keep a copy of the strip, a vector a step (see strip_max_min) */
-        P.c.scratch_n = wants && count <= SM_KEEP / LANES ? count * LANES : 0;
+        /* the softmaxes' strips keep a copy, a vector a step (see strip_max_min); with lanes adjacent in memory they
+         * go as panels of strips side by side, as many as fit PANEL_BYTES (see panel_max_min) */
+        ptrdiff_t nv = 1;
+        if (wants && P.lane_si == in->itemsize && P.lane_so == out->itemsize) {
+            nv = PANEL_BYTES / ((ptrdiff_t)sizeof(float) * LANES * (count > 0 ? count : 1)) - 1;
+            ptrdiff_t need = (P.lane_n + LANES - 1) / LANES;
+            nv = nv < 1 ? 1 : nv > PANEL_MAX ? PANEL_MAX : nv > need ? need : nv;
+        }
+        P.strip_lanes = nv * LANES;
+        P.nstrips = (P.lane_n + P.strip_lanes - 1) / P.strip_lanes;
+        ptrdiff_t ws = nv > 1 ? (nv + 1) * LANES : LANES;
+        P.c.scratch_n = wants && count <= SM_KEEP / ws ? count * ws : 0;
     } else {
         lane = -1;
     }

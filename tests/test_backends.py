@@ -340,6 +340,31 @@ def test_softmax_family_large_groups(op, dtype, threads):
         assert ulps(results[0], FLOAT64[op](x, axes)) <= bound(op, dtype), axes
 
 
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_softmax_family_panels(op, dtype, isa, threads):
+    """A middle axis with its lanes adjacent goes as panels of strips side by side (every strip of a panel
+    sharing a row of the copy): lane counts around the strips' width, a panel's strip holding NaN, infinities or
+    a value far below its maximum (that strip alone takes the exact path), on 1 and 2 threads alike."""
+    rng = np.random.default_rng(17)
+    call = {"softmax": functional.activation_softmax1, "log_softmax": functional.activation_log_softmax1}[op]
+    for lanes, specials in ((15, False), (17, True), (47, True), (130, False), (200, True)):
+        x = (rng.standard_normal((3, 21, lanes)) * 5).astype(dtype)
+        if specials:
+            x[1, 3, lanes // 2], x[2, 5, lanes - 1], x[0, 7, 16 % lanes] = np.nan, np.inf, -np.inf
+            x[1, 9, lanes // 3] = -200.0
+        results = []
+        for n in (1, 2):
+            threads(n)
+            results.append(call(x, axes=(1,), device=COMPILED))
+        assert np.array_equal(results[0].view(np.uint8), results[1].view(np.uint8))
+        want = FLOAT64[op](x, (1,))
+        got = results[0]
+        assert np.array_equal(np.isnan(got), np.isnan(want)), lanes
+        fine = ~np.isnan(want)
+        assert ulps(got[fine], want[fine]) <= bound(op, dtype), lanes
+
+
 def test_log_softmax_long_strided_group(isa):
     """One group of 2^18 float32 elements 8 bytes apart (not a packed row: the general kernel's scratch-row sum,
     whose float part once ran unfolded over the whole group, 2.7-28 ulp by ISA at this size), within the bound."""

@@ -365,6 +365,22 @@ def test_softmax_family_panels(op, dtype, isa, threads):
         assert ulps(got[fine], want[fine]) <= bound(op, dtype), lanes
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_float_sums_in_panels(dtype, isa, threads):
+    """REDUCE's float sums over a middle axis go as panels of strips side by side (lane counts around and past a
+    panel's 64 strips): each lane's terms in the same order as a lone strip's, so bit for bit the reference's,
+    on 1 and 2 threads."""
+    rng = np.random.default_rng(23)
+    for lanes in (3, 16, 33, 1024, 1100):
+        x = (rng.standard_normal((2, 9, lanes)) * 3).astype(dtype)
+        for function in (RF.SUM, RF.SUM_SQUARE, RF.L1, RF.AVERAGE, RF.L2, RF.LOG_SUM):
+            want = functional.reduce(x, function=function, axes=(1,), device=REFERENCE)
+            for n in (1, 2):
+                threads(n)
+                got = functional.reduce(x, function=function, axes=(1,), device=COMPILED)
+                assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (lanes, function, n)
+
+
 def test_log_softmax_long_strided_group(isa):
     """One group of 2^18 float32 elements 8 bytes apart (not a packed row: the general kernel's scratch-row sum,
     whose float part once ran unfolded over the whole group, 2.7-28 ulp by ISA at this size), within the bound."""

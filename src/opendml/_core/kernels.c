@@ -2834,18 +2834,31 @@ ALWAYS void fsum_groups(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso,
     }
 }
 
+/* A strip, or a panel of strips side by side (nl > LANES: see panel_max_min; each lane's terms in the same order
+ * either way). */
 ALWAYS void fsum_strip(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R, const rctx *c,
                    const int term, const int post) {
-    int f16 = c->in_dtype == ODML_F16;
-    dsum a = {0};
+    int f16 = c->in_dtype == ODML_F16, nv = (nl + LANES - 1) / LANES;
+    dsum a[PANEL_MAX];
+    for (int v = 0; v < nv; v++) a[v] = (dsum){0};
     FOR_RUNS(R, in, NULL, pi, po, flat, {
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i++) {
-            STRIP_FETCH(pi + i * s, lsi);
-            add_fterms(lanes_f(pi + i * s, lsi, nl, f16, 0), term, &a.lo, &a.hi);
+            if (nv == 1) {
+                STRIP_FETCH(pi + i * s, lsi);
+                add_fterms(lanes_f(pi + i * s, lsi, nl, f16, 0), term, &a[0].lo, &a[0].hi);
+                continue;
+            }
+            for (int v = 0; v < nv; v++) {
+                const char *p = pi + i * s + v * LANES * lsi;
+                __builtin_prefetch(p + PANEL_AHEAD * s); /* a later step's row (no fault past the end) */
+                add_fterms(lanes_f(p, lsi, sub_nl(nl, v), f16, 0), term, &a[v].lo, &a[v].hi);
+            }
         }
     });
-    for (int l = 0; l < nl; l++) store_double(out + l * lso, f16, finish(dsum_lane(&a, l), post, R));
+    for (int v = 0; v < nv; v++)
+        for (int l = 0; l < sub_nl(nl, v); l++)
+            store_double(out + (v * LANES + l) * lso, f16, finish(dsum_lane(&a[v], l), post, R));
 }
 
 /* ---- SUM, SUM_SQUARE, L1 on integers: terms widened to 64 bits, summed modulo 2^64 (unsigned, so wrapping is
@@ -3123,11 +3136,15 @@ static int reduce(int op, const odml_array *in, const odml_array *out, const odm
         P.lane_n = kn[lane], P.lane_si = ksi[lane], P.lane_so = kso[lane];
         /* the softmaxes' strips keep a copy, a vector a step (see strip_max_min); with lanes adjacent in memory they
          * go as panels of strips side by side, as many as fit PANEL_BYTES (see panel_max_min) */
-        ptrdiff_t nv = 1;
-        if (wants && P.lane_si == in->itemsize && P.lane_so == out->itemsize) {
+        ptrdiff_t nv = 1, need = (P.lane_n + LANES - 1) / LANES;
+        int adjacent = P.lane_si == in->itemsize && P.lane_so == out->itemsize, fl = FLOAT_KIND(in->dtype) >= 0;
+        int float_sum = fl && (op == ODML_OP_SUM || op == ODML_OP_SUM_SQUARE || op == ODML_OP_L1 ||
+                           op == ODML_OP_AVERAGE || op == ODML_OP_L2 || op == ODML_OP_LOG_SUM);
+        if (wants && adjacent) {
             nv = PANEL_BYTES / ((ptrdiff_t)sizeof(float) * LANES * (count > 0 ? count : 1)) - 1;
-            ptrdiff_t need = (P.lane_n + LANES - 1) / LANES;
             nv = nv < 1 ? 1 : nv > PANEL_MAX ? PANEL_MAX : nv > need ? need : nv;
+        } else if (float_sum && adjacent) { /* (no copy: as many strips as the panel holds) */
+            nv = need > PANEL_MAX ? PANEL_MAX : need;
         }
         P.strip_lanes = nv * LANES;
         P.nstrips = (P.lane_n + P.strip_lanes - 1) / P.strip_lanes;

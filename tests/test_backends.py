@@ -366,19 +366,25 @@ def test_softmax_family_panels(op, dtype, isa, threads):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
-def test_float_sums_in_panels(dtype, isa, threads):
-    """REDUCE's float sums over a middle axis go as panels of strips side by side (lane counts around and past a
-    panel's 64 strips): each lane's terms in the same order as a lone strip's, so bit for bit the reference's,
-    on 1 and 2 threads."""
+def test_reductions_in_panels(dtype, isa, threads):
+    """REDUCE's float sums, MAX/MIN and ARGMAX/ARGMIN over a middle axis go as panels of strips side by side
+    (lane counts around and past a panel's 64 strips; ties, NaN and infinities in one strip): each lane's
+    elements in the same order as a lone strip's, so bit for bit the reference's, on 1 and 2 threads."""
     rng = np.random.default_rng(23)
     for lanes in (3, 16, 33, 1024, 1100):
-        x = (rng.standard_normal((2, 9, lanes)) * 3).astype(dtype)
-        for function in (RF.SUM, RF.SUM_SQUARE, RF.L1, RF.AVERAGE, RF.L2, RF.LOG_SUM):
-            want = functional.reduce(x, function=function, axes=(1,), device=REFERENCE)
+        x = np.round(rng.standard_normal((2, 9, lanes)) * 3).astype(dtype)  # (rounded: ties)
+        x[1, 4, lanes // 2], x[0, 2, lanes - 1], x[1, 7, lanes // 3] = np.nan, np.inf, -np.inf
+        calls = [lambda d, f=f: functional.reduce(x, function=f, axes=(1,), device=d) for f in REDUCE_INPUTS]
+        calls += [
+            lambda d: functional.argmax(x, axes=(1,), device=d),
+            lambda d: functional.argmin(x, axes=(1,), axis_direction=dml.AxisDirection.DECREASING, device=d),
+        ]
+        for call in calls:
+            want = call(REFERENCE)
             for n in (1, 2):
                 threads(n)
-                got = functional.reduce(x, function=function, axes=(1,), device=COMPILED)
-                assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (lanes, function, n)
+                got = call(COMPILED)
+                assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (lanes, n)
 
 
 def test_log_softmax_long_strided_group(isa):

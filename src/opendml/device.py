@@ -332,9 +332,10 @@ def _reversed(array: np.ndarray | None) -> bool:
 
 
 def _run_unreversed(kernel, desc: OperatorDesc, inputs: tuple, outputs: tuple) -> None:
-    """``kernel`` on reversed views (see _reversed) made forward: such an input is copied (its broadcast, zero-stride
-    dimensions kept, so a copy holds no more than the array's own elements), such an output is computed into a
-    packed array and then copied into the view; every kernel reads and writes forward strides only."""
+    """``kernel`` on reversed views (see _reversed) made forward: such an input is copied, element by element of the
+    tensor but for its broadcast (zero-stride) dimensions, which stay unmaterialised (a reversed view whose other
+    dimensions overlap in memory, as a sliding window's do, is copied at its full size: the kernels cannot walk
+    memory backwards); such an output is computed into a packed array and then copied into the view."""
     inputs = tuple(_forward_copy(a) if _reversed(a) else a for a in inputs)
     staged = tuple(empty_output(a.shape, a.dtype) if _reversed(a) else a for a in outputs)
     kernel(desc, inputs, staged)

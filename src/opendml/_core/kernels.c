@@ -903,6 +903,22 @@ ALWAYS vu iota(void) { /* 0, 1, ..., LANES - 1 (folded to a constant) */
 #endif
 #define STRIP_FETCH(p, lstride) __builtin_prefetch((p) + STRIP_AHEAD * LANES * (lstride))
 #define STRIP_FETCH_W(p, lstride) __builtin_prefetch((p) + STRIP_AHEAD * LANES * (lstride), 1)
+/* Panels: strips side by side, up to PANEL_MAX of them, when their lanes are adjacent in memory (the softmaxes,
+ * REDUCE's float sums, ARGMAX/ARGMIN and MAX/MIN; reduce sizes a softmax panel so that its copy stays within
+ * PANEL_BYTES). A panel's steps are read (and written) as rows of adjacent lines: a lone strip reads one line
+ * a step, as many streams as steps, too many for the hardware to fetch ahead, and at a power-of-two stride all
+ * in a few cache sets. A softmax panel's copy (a step every ws floats, one vector padding each so that steps do
+ * not share cache sets either) serves its passes between. */
+#ifndef PANEL_MAX
+#define PANEL_MAX 64
+#endif
+#ifndef PANEL_BYTES
+#define PANEL_BYTES (1 << 20) /* (measured: 256 KiB -> 1 MiB took SOFTMAX1 float32 over axis 1 of (64, 512, 512) 12.2 -> 8.1 ms) */
+#endif
+#ifndef PANEL_AHEAD
+#define PANEL_AHEAD 8 /* steps (measured: 1 -> 8 took SOFTMAX1 float32 over axis 1 of (64, 512, 512) 14.8 -> 12.4 ms) */
+#endif
+ALWAYS int sub_nl(int nl, int v) { return nl - v * LANES < LANES ? nl - v * LANES : LANES; }
 #define CHAINS 4 /* independent running states per contiguous run */
 
 static void store_index(char *p, int dtype, uint32_t v) {
@@ -1098,6 +1114,27 @@ ALWAYS int gather32(const char *p, ptrdiff_t s, ptrdiff_t nl, vi pad, vi *g) {
         });                                                                                                     \
         return id;                                                                                              \
     }                                                                                                           \
+    /* The same for a panel of strips side by side (nl > LANES lanes: see panel_max_min), into ids[v]. */      \
+    static void NAME##_argmax_panel(const char *in, ptrdiff_t lsi, int nl, const rdims *R, int last, vu *ids) { \
+        int nv = (nl + LANES - 1) / LANES;                                                                      \
+        if (nv == 1) {                                                                                          \
+            ids[0] = NAME##_argmax_strip(in, lsi, nl, R, last);                                                 \
+            return;                                                                                             \
+        }                                                                                                       \
+        NAME##_v m[PANEL_MAX];                                                                                  \
+        for (int v = 0; v < nv; v++)                                                                            \
+            m[v] = NAME##_lanes(in + v * LANES * lsi, lsi, sub_nl(nl, v)), ids[v] = (vu){0};                    \
+        FOR_RUNS(R, in, NULL, pi, po, flat, {                                                                   \
+            ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];                                                \
+            for (ptrdiff_t i = 0; i < n; i++)                                                                   \
+                for (int v = 0; v < nv; v++) {                                                                  \
+                    const char *p = pi + i * s + v * LANES * lsi;                                               \
+                    __builtin_prefetch(p + PANEL_AHEAD * s); /* a later step's row (no fault past the end) */  \
+                    NAME##_update(NAME##_lanes(p, lsi, sub_nl(nl, v)), (vu){0} + (flat + (uint32_t)i), last,     \
+                                  &m[v], &ids[v]);                                                              \
+                }                                                                                               \
+        });                                                                                                     \
+    }                                                                                                           \
     __attribute__((unused)) static void NAME##_argmax_c(const char *in, char *out, const rdims *R, const rctx *c) {\
         store_index(out, c->out_dtype, NAME##_argmax_contig(in, R, c->last));                                   \
     }                                                                                                           \
@@ -1115,8 +1152,9 @@ ALWAYS int gather32(const char *p, ptrdiff_t s, ptrdiff_t nl, vi pad, vi *g) {
     }                                                                                                                  \
     static void NAME##_argmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R, \
                                 const rctx *c) {                                                                \
-        vu id = NAME##_argmax_strip(in, lsi, nl, R, c->last);                                                   \
-        for (int l = 0; l < nl; l++) store_index(out + l * lso, c->out_dtype, id[l]);                           \
+        vu ids[PANEL_MAX];                                                                                      \
+        NAME##_argmax_panel(in, lsi, nl, R, c->last, ids);                                                      \
+        for (int l = 0; l < nl; l++) store_index(out + l * lso, c->out_dtype, ids[l / LANES][l % LANES]);       \
     }
 
 #define SAME(t) (t)
@@ -1740,21 +1778,6 @@ static void strip_max_min(const char *in, ptrdiff_t lsi, int nl, const rdims *R,
     *max = m, *min = mn;
 }
 
-/* ---- Panels: the softmaxes' strips side by side, up to PANEL_MAX of them (lanes adjacent in memory: reduce
- * sizes a panel so that its copy stays within PANEL_BYTES). A panel's steps are read and written as rows of
- * adjacent lines (a lone strip reads one line a step, as many streams as steps: too many for the hardware to
- * fetch ahead, and at a power-of-two stride all in a few cache sets); its copy (a step every ws floats, one
- * vector padding each so that steps do not share cache sets either) serves the passes between. ---- */
-#ifndef PANEL_MAX
-#define PANEL_MAX 64
-#endif
-#ifndef PANEL_BYTES
-#define PANEL_BYTES (1 << 20) /* (measured: 256 KiB -> 1 MiB took SOFTMAX1 float32 over axis 1 of (64, 512, 512) 12.2 -> 8.1 ms) */
-#endif
-#ifndef PANEL_AHEAD
-#define PANEL_AHEAD 8 /* steps (measured: 1 -> 8 took SOFTMAX1 float32 over axis 1 of (64, 512, 512) 14.8 -> 12.4 ms) */
-#endif
-ALWAYS int sub_nl(int nl, int v) { return nl - v * LANES < LANES ? nl - v * LANES : LANES; }
 
 /* Whether a panel's output pass fetches the next panel's input rows (the lanes after its own; past the last
  * panel of a row of groups the fetches fall on other data, or none: they never fault): for panels of few steps,
@@ -2141,6 +2164,7 @@ static void log_softmax_group(const char *in, char *out, const rdims *R, const r
         }
         vf vm = splatf(m), l = float16_shift(L);
         FOR_RUNS(R, in, out, pi, po, flat, {
+            (void)pi; /* (outputs from the copy) */
             ptrdiff_t n = R->n[R->nd - 1], so = R->so[R->nd - 1];
             for (ptrdiff_t i = 0; i < n; i += LANES) {
                 if (ahead_out) __builtin_prefetch(po + i * so + ahead_out, 1);
@@ -2367,8 +2391,10 @@ static const char *at_flat(const char *in, const rdims *R, uint32_t flat) {
     }                                                                                                           \
     static void NAME##_extreme_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl,               \
                                  const rdims *R, const rctx *c) {                                               \
-        vu id = NAME##_argmax_strip(in, lsi, nl, R, c->last);                                                   \
-        for (int l = 0; l < nl; l++) memcpy(out + l * lso, at_flat(in + l * lsi, R, id[l]), (size_t)c->isize); \
+        vu ids[PANEL_MAX];                                                                                      \
+        NAME##_argmax_panel(in, lsi, nl, R, c->last, ids);                                                      \
+        for (int l = 0; l < nl; l++)                                                                            \
+            memcpy(out + l * lso, at_flat(in + l * lsi, R, ids[l / LANES][l % LANES]), (size_t)c->isize);       \
     }                                                                                                           \
     RED_RUN(NAME##_extreme)
 
@@ -2613,6 +2639,7 @@ static void softmax_group(const char *in, char *out, const rdims *R, const rctx 
             return;
         }
         FOR_RUNS(R, in, out, pi, po, flat, {
+            (void)pi; /* (outputs from the copy) */
             ptrdiff_t n = R->n[R->nd - 1], so = R->so[R->nd - 1];
             for (ptrdiff_t i = 0; i < n; i += LANES) {
                 if (ahead_out) __builtin_prefetch(po + i * so + ahead_out, 1);
@@ -3143,8 +3170,8 @@ static int reduce(int op, const odml_array *in, const odml_array *out, const odm
         if (wants && adjacent) {
             nv = PANEL_BYTES / ((ptrdiff_t)sizeof(float) * LANES * (count > 0 ? count : 1)) - 1;
             nv = nv < 1 ? 1 : nv > PANEL_MAX ? PANEL_MAX : nv > need ? need : nv;
-        } else if (float_sum && adjacent) { /* (no copy: as many strips as the panel holds) */
-            nv = need > PANEL_MAX ? PANEL_MAX : need;
+        } else if ((float_sum || op == ODML_OP_ARGMAX || op == ODML_OP_MAX) && adjacent) {
+            nv = need > PANEL_MAX ? PANEL_MAX : need; /* (no copy: as many strips as the panel holds) */
         }
         P.strip_lanes = nv * LANES;
         P.nstrips = (P.lane_n + P.strip_lanes - 1) / P.strip_lanes;

@@ -374,17 +374,14 @@ def test_reductions_in_panels(dtype, isa, threads):
     for lanes in (3, 16, 33, 1024, 1100):
         x = np.round(rng.standard_normal((2, 9, lanes)) * 3).astype(dtype)  # (rounded: ties)
         x[1, 4, lanes // 2], x[0, 2, lanes - 1], x[1, 7, lanes // 3] = np.nan, np.inf, -np.inf
-        calls = [lambda d, f=f: functional.reduce(x, function=f, axes=(1,), device=d) for f in REDUCE_INPUTS]
-        calls += [
-            lambda d: functional.argmax(x, axes=(1,), device=d),
-            lambda d: functional.argmin(x, axes=(1,), axis_direction=dml.AxisDirection.DECREASING, device=d),
-        ]
-        for call in calls:
-            want = call(REFERENCE)
+        calls = [(functional.reduce, {"function": f}) for f in REDUCE_INPUTS]
+        calls += [(functional.argmax, {}), (functional.argmin, {"axis_direction": dml.AxisDirection.DECREASING})]
+        for call, options in calls:
+            want = call(x, axes=(1,), device=REFERENCE, **options)
             for n in (1, 2):
                 threads(n)
-                got = call(COMPILED)
-                assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (lanes, n)
+                got = call(x, axes=(1,), device=COMPILED, **options)
+                assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (lanes, options, n)
 
 
 def test_log_softmax_long_strided_group(isa):

@@ -2338,22 +2338,33 @@ ALWAYS void ls_strip_out(vf x, const ls_lanes *st, char *po, ptrdiff_t lso, int 
             if (yf[j] <= -65520.0f) put_f16_of(po + j * lso, y[j]);
 }
 
+/* The first pass of a softmax strip or panel (nl lanes, as strip function `fn` takes them): the maxima and
+ * minima of its nv strips into m and mn, the strips copied into the task's scratch (c->scratch: reduce sizes
+ * it) a step every *ws floats; *next: whether the output pass fetches the next panel. Returns 0 when a panel
+ * had no memory for its copy: then fn has done it strip by strip. */
+static int softmax_panel_start(red_strip fn, const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl,
+                               const rdims *R, const rctx *c, vf *m, vf *mn, ptrdiff_t *ws, int *next) {
+    int f16 = c->in_dtype == ODML_F16, nv = (nl + LANES - 1) / LANES;
+    if (nv > 1 && !c->scratch) {
+        for (int v = 0; v < nv; v++) fn(in + v * LANES * lsi, lsi, out + v * LANES * lso, lso, sub_nl(nl, v), R, c);
+        return 0;
+    }
+    *ws = nv > 1 ? (nv + 1) * LANES : LANES;
+    *next = panel_fetches_next(nv, *ws, R);
+    if (nv > 1) panel_max_min(in, lsi, nl, nv, R, f16, c->scratch, *ws, m, mn);
+    else strip_max_min(in, lsi, nl, R, f16, c->scratch, &m[0], &mn[0]); /* (lanes past nl: 0, within range) */
+    return 1;
+}
+
 /* LOG_SOFTMAX of a strip or a panel (nl lanes: see reduce). */
 static void log_softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
                           const rctx *c) {
-    int f16 = c->in_dtype == ODML_F16, nv = (nl + LANES - 1) / LANES;
-    float *wide = c->scratch; /* (the copy: see strip_max_min, panel_max_min; reduce sizes it) */
-    if (nv > 1 && !wide) { /* (no memory for the copy) strip by strip */
-        for (int v = 0; v < nv; v++)
-            log_softmax_s(in + v * LANES * lsi, lsi, out + v * LANES * lso, lso, sub_nl(nl, v), R, c);
-        return;
-    }
-    ptrdiff_t ws = nv > 1 ? (nv + 1) * LANES : LANES;
-    int next = panel_fetches_next(nv, ws, R);
+    int f16 = c->in_dtype == ODML_F16, nv = (nl + LANES - 1) / LANES, next;
+    float *wide = c->scratch;
+    ptrdiff_t ws;
     vf m[PANEL_MAX], mn[PANEL_MAX];
     ls_lanes st[PANEL_MAX];
-    if (nv > 1) panel_max_min(in, lsi, nl, nv, R, f16, wide, ws, m, mn);
-    else strip_max_min(in, lsi, nl, R, f16, wide, &m[0], &mn[0]);
+    if (!softmax_panel_start(log_softmax_s, in, lsi, out, lso, nl, R, c, m, mn, &ws, &next)) return;
     for (int v = 0; v < nv; v++)
         ls_strip_sums(in + v * LANES * lsi, lsi, sub_nl(nl, v), R, f16, wide ? wide + v * LANES : NULL, ws, m[v],
                       mn[v], &st[v]);
@@ -2701,20 +2712,13 @@ static void softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, p
  * not finite) takes the exact path. */
 static void softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
                       const rctx *c) {
-    int f16 = c->in_dtype == ODML_F16, nv = (nl + LANES - 1) / LANES;
-    float *wide = c->scratch; /* (the copy, its terms then in place: see strip_max_min, panel_max_min) */
-    if (nv > 1 && !wide) { /* (no memory for the copy) strip by strip */
-        for (int v = 0; v < nv; v++)
-            softmax_s(in + v * LANES * lsi, lsi, out + v * LANES * lso, lso, sub_nl(nl, v), R, c);
-        return;
-    }
-    ptrdiff_t ws = nv > 1 ? (nv + 1) * LANES : LANES;
-    int next = panel_fetches_next(nv, ws, R);
+    int f16 = c->in_dtype == ODML_F16, nv = (nl + LANES - 1) / LANES, next;
+    float *wide = c->scratch; /* (the copy, its terms then in place) */
+    ptrdiff_t ws;
     vf m[PANEL_MAX], mn[PANEL_MAX];
     dsum inv[PANEL_MAX];
     int exact[PANEL_MAX];
-    if (nv > 1) panel_max_min(in, lsi, nl, nv, R, f16, wide, ws, m, mn);
-    else strip_max_min(in, lsi, nl, R, f16, wide, &m[0], &mn[0]); /* (lanes past nl: 0, within range) */
+    if (!softmax_panel_start(softmax_s, in, lsi, out, lso, nl, R, c, m, mn, &ws, &next)) return;
     for (int v = 0; v < nv; v++) {
         const char *iv = in + v * LANES * lsi;
         char *ov = out + v * LANES * lso;

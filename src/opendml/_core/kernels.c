@@ -13,9 +13,12 @@
  * vector long is reduced along it a vector at a time ("contig"; one contiguous run takes straight loops);
  * otherwise LANES groups side by side along the densest kept dimension form a strip whose running state stays
  * in registers while the reduced axes are walked ("strip"; lanes at a stride come by the hardware gather: for a
- * run shorter than a vector that beats a group at a time 2-5x). Nothing is transposed or packed.
+ * run shorter than a vector that beats a group at a time 2-5x; lanes adjacent in memory go as panels of strips
+ * side by side, see PANEL_MAX). Nothing is transposed, and no pass packs the input ahead of a kernel: the
+ * softmaxes keep a packed copy of a group or a strip, made during their first pass over it (group_scan,
+ * strip_max_min, panel_max_min), for the passes that follow.
  * An optional "run" function takes the consecutive contig groups along the innermost kept dimension in one
- * call: short rows loop (or go in pairs) without a trip through the engine each, and groups whose runs lie far
+ * call: short rows loop (four at a time) without a trip through the engine each, and groups whose runs lie far
  * apart go 64 adjacent groups at a time, run by run (see GROUP_BLOCK), each group's order unchanged.
  * Each group is reduced by exactly one thread, in a fixed order: results never depend on the thread count.
  *   Add an operator: a `red_contig` and a `red_strip` function (see argmax/hardmax/log_softmax below), a

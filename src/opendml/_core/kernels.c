@@ -499,7 +499,8 @@ ALWAYS vf exp_f16_term(vf x) {
     const float MAGIC = 12582912.0f;
     vf k = fmadd(x, splatf(1.44269504088896341f), splatf(MAGIC)) - MAGIC;
     vf r = fmadd(k, splatf(-0.693147182464599609375f), x);
-    vf r2 = r * r, p = fmadd(splatf(0.04127736762166023f), r2, fmadd(splatf(0.16753600537776947f), r, splatf(0.5000512599945068f)));
+    vf r2 = r * r, q = fmadd(splatf(0.16753600537776947f), r, splatf(0.5000512599945068f));
+    vf p = fmadd(splatf(0.04127736762166023f), r2, q);
     return ldexpk(fmadd(p, r2, r + 1.0f), k);
 }
 
@@ -916,7 +917,8 @@ ALWAYS vu iota(void) { /* 0, 1, ..., LANES - 1 (folded to a constant) */
 #define PANEL_MAX 64
 #endif
 #ifndef PANEL_BYTES
-#define PANEL_BYTES (1 << 20) /* (measured: 256 KiB -> 1 MiB took SOFTMAX1 float32 over axis 1 of (64, 512, 512) 12.2 -> 8.1 ms) */
+/* (measured: 256 KiB -> 1 MiB took SOFTMAX1 float32 over axis 1 of (64, 512, 512) 12.2 -> 8.1 ms) */
+#define PANEL_BYTES (1 << 20)
 #endif
 #ifndef PANEL_AHEAD
 #define PANEL_AHEAD 8 /* steps (measured: 1 -> 8 took SOFTMAX1 float32 over axis 1 of (64, 512, 512) 14.8 -> 12.4 ms) */
@@ -1804,7 +1806,7 @@ static void panel_max_min(const char *in, ptrdiff_t lsi, int nl, int nv, const r
             const char *row = pi + i * s;
             float *w = wide + (flat + i) * ws;
             for (int v = 0; v < nv; v++) {
-                __builtin_prefetch(row + PANEL_AHEAD * s + v * LANES * lsi); /* a later step's row (no fault past the end) */
+                __builtin_prefetch(row + PANEL_AHEAD * s + v * LANES * lsi); /* a later row (no fault past the end) */
                 vf x = lanes_f(row + v * LANES * lsi, lsi, sub_nl(nl, v), f16, 0);
                 storef(w + v * LANES, x);
                 max[v] = maxnan(max[v], x), min[v] = vmin(x, min[v]);
@@ -2286,8 +2288,8 @@ static void log_softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gs
         return;
     }
     if (is_row(R, c) && R->n[0] <= LS_ROWS_LONGEST)
-        g = f16 ? ls_row_groups(in, gsi, out, gso, count, R, c, ROWS_MAX, 1) : ls_row_groups(in, gsi, out, gso, count, R, c,
-                                                                                     ROWS_MAX, 0);
+        g = f16 ? ls_row_groups(in, gsi, out, gso, count, R, c, ROWS_MAX, 1)
+                : ls_row_groups(in, gsi, out, gso, count, R, c, ROWS_MAX, 0);
     for (; g < count; g++)
         log_softmax_group(in + g * gsi, out + g * gso, R, c, g + 1 < count ? gsi : 0, g + 1 < count ? gso : 0);
 }
@@ -2924,7 +2926,8 @@ ALWAYS void fsum_strip(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, 
         vq a = {0};                                                                                             \
         FOR_RUNS(R, in, NULL, pi, po, flat, {                                                                   \
             ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];                                                \
-            for (ptrdiff_t i = 0; i < n; i++) STRIP_FETCH(pi + i * s, lsi), a += NAME##_terms(pi + i * s, lsi, nl, term); \
+            for (ptrdiff_t i = 0; i < n; i++)                                                                   \
+                STRIP_FETCH(pi + i * s, lsi), a += NAME##_terms(pi + i * s, lsi, nl, term);                     \
         });                                                                                                     \
         for (int l = 0; l < nl; l++) { uint64_t t = (uint64_t)a[l]; memcpy(out + l * lso, &t, (size_t)c->osize); } \
     }
@@ -3158,7 +3161,8 @@ static int reduce(int op, const odml_array *in, const odml_array *out, const odm
     ptrdiff_t count = (ptrdiff_t)group_count(&P.R);
     /* A scratch row per task for groups beyond the stack's. */
     int wants = op == ODML_OP_LOG_SOFTMAX || op == ODML_OP_SOFTMAX;
-    if (wants && count > SM_STACK && count <= SM_KEEP) P.c.scratch_n = (op == ODML_OP_LOG_SOFTMAX ? 2 : 1) * (count + 2 * LANES);
+    if (wants && count > SM_STACK && count <= SM_KEEP) /* (LOG_SOFTMAX: two rows, see log_softmax_group) */
+        P.c.scratch_n = (op == ODML_OP_LOG_SOFTMAX ? 2 : 1) * (count + 2 * LANES);
     int inner = P.R.nd - 1, contig = P.R.si[inner] == in->itemsize;
     if (lane < 0 && !(contig && P.R.n[inner] >= LANES) && nk) { /* no contiguous dimension, or a run shorter than a
                                                                    * vector: gather lanes along the densest kept one */

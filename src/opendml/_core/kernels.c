@@ -2584,6 +2584,31 @@ ALWAYS int softmax_rows32(const char *const in[], char *const out[], const int k
     return 1;
 }
 
+/* The terms of n values kept in `keep` (a group packed, or a float16 row widened), in place there; returns their
+ * sum (float16: see fdsum; float32: in double, afterwards, sum_kept). `in` (a row, or NULL): the row `ahead` rows
+ * on is fetched meanwhile. */
+ALWAYS double softmax_terms_kept(float *keep, ptrdiff_t n, float top, const int f16, const char *in,
+                                 ptrdiff_t ahead) {
+    vf m = splatf(top);
+    fdsum sum = {0};
+    for (ptrdiff_t i = 0; i < n; i += LANES) {
+        if (in) __builtin_prefetch(in + (i + ahead * n) * (f16 ? 2 : 4)); /* a later row, usually adjacent */
+        vf e = softmax_term_of(loadf(keep + i), m, f16);
+        if (i + LANES > n) e = selectf(IOTA < (vu){0} + (uint32_t)(n - i), e, splatf(0)); /* (no padding term) */
+        storef(keep + i, e);
+        if (f16) fdsum_add(&sum, e);
+    }
+    return f16 ? fdsum_total(&sum) : sum_kept(keep, n);
+}
+
+/* The outputs e * inv of n kept terms into one contiguous run. */
+ALWAYS void softmax_out_kept(char *out, ptrdiff_t n, const float *keep, double inv, const int f16) {
+    ptrdiff_t i = 0, osz = f16 ? 2 : 4;
+    for (; i + LANES <= n; i += LANES)
+        put_lanes_f(out + i * osz, osz, LANES, f16, softmax_scaled(loadf(keep + i), inv, f16));
+    if (i < n) put_lanes_f(out + i * osz, osz, n - i, f16, softmax_scaled(loadf(keep + i), inv, f16));
+}
+
 /* SOFTMAX of k float16 rows (a constant, at most ROWS_MAX) stage by stage, as fdsum explains: each row widened
  * into its scratch row (see row_range; `stack` as softmax_rows32's), its terms in place there and its outputs
  * e * (1 / sum) in float32. Returns 0 (outputs untouched) when the general kernel must do them. */
@@ -2595,26 +2620,10 @@ ALWAYS int softmax_rows16(const char *const in[], char *const out[], const int k
         keep[r] = k == 1 ? scratch_row(n, stack, c) : stack + r * (n + 2 * LANES);
         if (!keep[r] || !row_range(in[r], n, 1, keep[r], &top[r], &low)) return 0;
     }
-    for (int r = 0; r < k; r++) {
-        vf m = splatf(top[r]);
-        fdsum sum = {0};
-        for (ptrdiff_t i = 0; i < n; i += LANES) {
-            __builtin_prefetch(in[r] + (i + k * n) * 2); /* a later row, usually adjacent */
-            vf e = exp_f16_term(loadf(keep[r] + i) - m);
-            if (i + LANES > n) e = selectf(IOTA < (vu){0} + (uint32_t)(n - i), e, splatf(0)); /* (no padding term) */
-            storef(keep[r] + i, e);
-            fdsum_add(&sum, e);
-        }
-        total[r] = fdsum_total(&sum);
-    }
+    for (int r = 0; r < k; r++) total[r] = softmax_terms_kept(keep[r], n, top[r], 1, in[r], k);
     for (int r = 0; r < k; r++)
         if (total[r] != total[r]) return 0; /* a NaN entry */
-    for (int r = 0; r < k; r++) {
-        float inv = (float)(1.0 / total[r]);
-        ptrdiff_t i = 0;
-        for (; i + LANES <= n; i += LANES) store_f16(out[r] + i * 2, loadf(keep[r] + i) * inv);
-        if (i < n) put_lanes_f(out[r] + i * 2, 2, n - i, 1, loadf(keep[r] + i) * inv);
-    }
+    for (int r = 0; r < k; r++) softmax_out_kept(out[r], n, keep[r], 1.0 / total[r], 1);
     return 1;
 }
 
@@ -2638,20 +2647,11 @@ static void softmax_group(const char *in, char *out, const rdims *R, const rctx 
     }
     vf m = splatf(top);
     if (keep) {
-        fdsum sum16 = {0};
-        for (ptrdiff_t i = 0; i < count; i += LANES) {
-            vf e = softmax_term_of(loadf(keep + i), m, f16);
-            if (i + LANES > count) e = selectf(IOTA < (vu){0} + (uint32_t)(count - i), e, splatf(0)); /* (no term) */
-            storef(keep + i, e);
-            if (f16) fdsum_add(&sum16, e);
-        }
-        double inv = 1.0 / (f16 ? fdsum_total(&sum16) : sum_kept(keep, count));
-        if (R->nd == 1 && R->so[0] == osz) { /* one contiguous output run: the plain loop */
-            ptrdiff_t i = 0;
-            for (; i + LANES <= count; i += LANES)
-                put_lanes_f(out + i * osz, osz, LANES, f16, softmax_scaled(loadf(keep + i), inv, f16));
-            if (i < count)
-                put_lanes_f(out + i * osz, osz, count - i, f16, softmax_scaled(loadf(keep + i), inv, f16));
+        double inv = 1.0 / (f16 ? softmax_terms_kept(keep, count, top, 1, NULL, 0)
+                                : softmax_terms_kept(keep, count, top, 0, NULL, 0));
+        if (R->nd == 1 && R->so[0] == osz) { /* one contiguous output run */
+            if (f16) softmax_out_kept(out, count, keep, inv, 1);
+            else softmax_out_kept(out, count, keep, inv, 0);
             return;
         }
         FOR_RUNS(R, in, out, pi, po, flat, {

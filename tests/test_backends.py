@@ -648,7 +648,7 @@ def test_float16_positions_by_bits(isa):
     either sign, lengths around multiples of 64; bit for bit as the reference kernels."""
     rng = np.random.default_rng([len(isa), 64])
     f, dirs = functional, (dml.AxisDirection.INCREASING, dml.AxisDirection.DECREASING)
-    for n in (64, 65, 95, 96, 97, 127, 128, 129, 200, 255):
+    for n in (64, 65, 95, 96, 97, 127, 128, 129, 200, 255, 511, 512, 513, 1100):
         x = rng.integers(-40, 8, (12, n)).astype(np.float16)  # small values: several maxima per row
         x[1] = -rng.integers(1, 5, n)
         x[1, rng.integers(n, size=3)] = 0.0  # zero maxima: +0.0 and -0.0
@@ -764,10 +764,11 @@ def test_native_entry_points_refuse_what_kernels_cannot_take():
 @pytest.mark.parametrize("data_type", FLOATS)
 def test_argmax_and_hardmax_long_last_axis(isa, data_type):
     """The one-contiguous-run float path (two passes): runs around the vector and chain widths, ties, -0.0,
-    NaNs, all -inf; the first (INCREASING) or last (DECREASING) maximum or NaN, as the reference picks."""
+    NaNs, all -inf; the first (INCREASING) or last (DECREASING) maximum or NaN, as the reference picks. Rows past
+    kernels.c's TIE_CHUNK tests (128-512 elements) with the maxima or a NaN in a later chunk only."""
     rng = np.random.default_rng(11)
     dtype = NP[data_type]
-    for n in (1, 15, 16, 17, 63, 64, 65, 130, 512, 515):
+    for n in (1, 15, 16, 17, 63, 64, 65, 130, 512, 515, 1023, 1024, 1100, 2100):
         x = rng.integers(-3, 4, (12, n)).astype(dtype)
         x[1] = -np.inf
         x[2] = -0.0
@@ -775,6 +776,10 @@ def test_argmax_and_hardmax_long_last_axis(isa, data_type):
         x[3:6][rng.random((3, n)) < 0.05] = np.nan
         x[6, -1] = np.nan
         x[7, 0] = np.nan
+        x[8, [n * 2 // 3, n * 5 // 6]] = 9.0  # two maxima, late in the row
+        x[9, n * 3 // 4] = 9.0
+        x[10, n * 3 // 4] = np.nan
+        x[11, n // 8] = 9.0  # the last maximum early (DECREASING: a chunk found late)
         for direction in dml.AxisDirection:
             got = functional.argmax(x, (1,), direction, device=COMPILED)
             want = functional.argmax(x, (1,), direction, device=REFERENCE)

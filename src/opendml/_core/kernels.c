@@ -1223,7 +1223,11 @@ ALWAYS vf load_run(const char *p, ptrdiff_t i, int f16) { return f16 ? load_f16(
 #else
 #define HALVING_STEPS(v, OP) (v = OP(v, ROTATE(v, 2, 3, 0, 1)), v = OP(v, ROTATE(v, 1, 2, 3, 0)))
 #endif
-/* The first (or, for ODML_LAST, the last) element of the run equal to bm, its best value (NaN: the first NaN). */
+/* The first (or, for ODML_LAST, the last) element of the run equal to bm, its best value (NaN: the first NaN).
+ * Tests go in chunks of TIE_CHUNK, each chunk tested whole and its first hit picked from the tests' masks: an exit
+ * per test mispredicts once a row and flushes the next row's loads (ARGMAX float16 rows of 512: the second pass
+ * 20 -> 13 ns a row). */
+#define TIE_CHUNK 8
 #if defined(__AVX512F__)
 /* A float16 row's position by the halves' bits, 64 a test and no conversions: a NaN best value matches any NaN,
  * another its own bits (a zero best value takes the float compare instead: -0.0 == 0.0). */
@@ -1238,22 +1242,32 @@ ALWAYS uint64_t ties16(const char *p, __mmask32 m0, __mmask32 m1, uint16_t hb, i
 static uint32_t argmax_run_h(const char *p, ptrdiff_t n, int last, float bm) {
     int nan = bm != bm;
     uint16_t hb = f32_to_f16(bm); /* (exact: bm is one of the halves) */
-    ptrdiff_t r = n % 64, i;
-    uint64_t valid = (1ull << r) - 1; /* (r < 64) */
+    ptrdiff_t r = n % 64, full = n - r, i;
+    uint64_t valid = (1ull << r) - 1, bs[TIE_CHUNK]; /* (r < 64) */
     __mmask32 v0 = (__mmask32)valid, v1 = (__mmask32)(valid >> 32), all = 0xffffffffu;
+    int k;
     if (!(last & ODML_LAST)) {
-        for (i = 0; i + 64 <= n; i += 64) {
-            uint64_t b = ties16(p + 2 * i, all, all, hb, nan);
-            if (b) return (uint32_t)(i + __builtin_ctzll(b));
+        for (i = 0; i < full; i += TIE_CHUNK * 64) {
+            unsigned hit = 0;
+            for (k = 0; k < TIE_CHUNK && i + 64 * k < full; k++)
+                bs[k] = ties16(p + 2 * (i + 64 * k), all, all, hb, nan), hit |= (unsigned)(bs[k] != 0) << k;
+            if (hit) {
+                k = __builtin_ctz(hit);
+                return (uint32_t)(i + 64 * k + __builtin_ctzll(bs[k]));
+            }
         }
-        return (uint32_t)(i + __builtin_ctzll(ties16(p + 2 * i, v0, v1, hb, nan) | 1ull << 63));
+        return (uint32_t)(full + __builtin_ctzll(ties16(p + 2 * full, v0, v1, hb, nan) | 1ull << 63));
     }
-    i = n - r;
-    uint64_t b = r ? ties16(p + 2 * i, v0, v1, hb, nan) : 0;
-    if (b) return (uint32_t)(i + 63 - __builtin_clzll(b));
-    for (i -= 64; i >= 0; i -= 64) {
-        b = ties16(p + 2 * i, all, all, hb, nan);
-        if (b) return (uint32_t)(i + 63 - __builtin_clzll(b));
+    uint64_t b = r ? ties16(p + 2 * full, v0, v1, hb, nan) : 0;
+    if (b) return (uint32_t)(full + 63 - __builtin_clzll(b));
+    for (i = full; i > 0; i -= TIE_CHUNK * 64) {
+        unsigned hit = 0;
+        for (k = 0; k < TIE_CHUNK && i - 64 * (k + 1) >= 0; k++)
+            bs[k] = ties16(p + 2 * (i - 64 * (k + 1)), all, all, hb, nan), hit |= (unsigned)(bs[k] != 0) << k;
+        if (hit) {
+            k = __builtin_ctz(hit);
+            return (uint32_t)(i - 64 * (k + 1) + 63 - __builtin_clzll(bs[k]));
+        }
     }
     return 0; /* not reached: the best value is one of the elements */
 }
@@ -1278,16 +1292,25 @@ ALWAYS uint32_t argmax_run_f(const char *p, ptrdiff_t n, const int f16, int last
 #if defined(__AVX512F__)
     if (f16 && bm != 0.0f) return argmax_run_h(p, n, last, bm);
 #endif
+    ptrdiff_t blocks = full / (4 * LANES) * (4 * LANES); /* tests of four vectors (one 4*LANES-bit mask) */
+    uint64_t bs[TIE_CHUNK];
+    int k;
+#define TEST4(j) /* (the 4*LANES ties from element j) */                                                         \
+    (lane_mask(TIES(load_run(p, j, f16))) | (uint64_t)lane_mask(TIES(load_run(p, j + LANES, f16))) << LANES |     \
+     (uint64_t)lane_mask(TIES(load_run(p, j + 2 * LANES, f16))) << 2 * LANES |                                   \
+     (uint64_t)lane_mask(TIES(load_run(p, j + 3 * LANES, f16))) << 3 * LANES)
     if (!(last & ODML_LAST)) {
-        /* four vectors a test (one 4*LANES-bit mask): a short row takes one branch, not a mispredicted exit */
-        for (i = 0; i + 4 * LANES <= full; i += 4 * LANES) {
-            uint64_t b = 0;
-            for (int k = 0; k < 4; k++) b |= (uint64_t)lane_mask(TIES(load_run(p, i + k * LANES, f16))) << (k * LANES);
-            if (b) return (uint32_t)(i + __builtin_ctzll(b));
+        for (i = 0; i < blocks; i += TIE_CHUNK * 4 * LANES) {
+            unsigned hit = 0;
+            for (k = 0; k < TIE_CHUNK && i + 4 * LANES * k < blocks; k++)
+                bs[k] = TEST4(i + 4 * LANES * k), hit |= (unsigned)(bs[k] != 0) << k;
+            if (hit) {
+                k = __builtin_ctz(hit);
+                return (uint32_t)(i + 4 * LANES * k + __builtin_ctzll(bs[k]));
+            }
         }
-        for (; i < full; i += LANES) {
-            vf x = load_run(p, i, f16);
-            unsigned b = lane_mask(TIES(x));
+        for (i = blocks; i < full; i += LANES) {
+            unsigned b = lane_mask(TIES(load_run(p, i, f16)));
             if (b) return (uint32_t)(i + __builtin_ctz(b));
         }
         for (; i < n; i++) {
@@ -1300,16 +1323,20 @@ ALWAYS uint32_t argmax_run_f(const char *p, ptrdiff_t n, const int f16, int last
         float x = get_f(p, i, f16);
         if (nan ? x != x : x == bm) return (uint32_t)i;
     }
-    for (i = full - 4 * LANES; i >= 0; i -= 4 * LANES) {
-        uint64_t b = 0;
-        for (int k = 0; k < 4; k++) b |= (uint64_t)lane_mask(TIES(load_run(p, i + k * LANES, f16))) << (k * LANES);
-        if (b) return (uint32_t)(i + 63 - __builtin_clzll(b));
-    }
-    for (i += 4 * LANES - LANES; i >= 0; i -= LANES) {
-        vf x = load_run(p, i, f16);
-        unsigned b = lane_mask(TIES(x));
+    for (i = full - LANES; i >= blocks; i -= LANES) {
+        unsigned b = lane_mask(TIES(load_run(p, i, f16)));
         if (b) return (uint32_t)(i + 31 - __builtin_clz(b));
     }
+    for (i = blocks; i > 0; i -= TIE_CHUNK * 4 * LANES) {
+        unsigned hit = 0;
+        for (k = 0; k < TIE_CHUNK && i - 4 * LANES * (k + 1) >= 0; k++)
+            bs[k] = TEST4(i - 4 * LANES * (k + 1)), hit |= (unsigned)(bs[k] != 0) << k;
+        if (hit) {
+            k = __builtin_ctz(hit);
+            return (uint32_t)(i - 4 * LANES * (k + 1) + 63 - __builtin_clzll(bs[k]));
+        }
+    }
+#undef TEST4
 #undef TIES
     return 0; /* not reached: the best value is one of the elements */
 }

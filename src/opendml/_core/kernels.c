@@ -2799,9 +2799,9 @@ enum { T_SUM, T_SQUARE, T_ABS };
 static uint16_t f64_to_f16(double d) {
     float f = (float)d;
     if ((double)f != d && d == d) {
-        if (fabs((double)f) > fabs(d)) f = nextafterf(f, 0.0f);
         uint32_t b;
         memcpy(&b, &f, 4);
+        b -= fabs((double)f) > fabs(d); /* (one step toward zero: f is finite and nonzero there, or an infinity) */
         b |= 1;
         memcpy(&f, &b, 4);
     }
@@ -2834,8 +2834,53 @@ ALWAYS double finish(double sum, const int post, const rdims *R) {
     return post == P_MEAN ? sum / group_count(R) : post == P_SQRT ? sqrt(sum) : post == P_LOG ? log(sum) : sum;
 }
 
+#if defined(__AVX512F__)
+ALWAYS void add_hterm(vdh v, const int term, vdh *acc) { /* (v: a value times 2^-1008, see fsum_row_h) */
+    if (term == T_SQUARE) v *= 0x1p1008;
+    *acc += term == T_SQUARE ? v * v : v;
+}
+
+/* fsum_row's sum of a float16 row without conversion instructions (they bound the loop): a half's bits sign-extended
+ * to 64, shifted by 42, the sign's copies cleared (and the sign, for L1), read as a double, are the half's value
+ * times 2^-1008, subnormals included (onto double subnormals, exactly); the sum scales back exactly. The terms go
+ * into the same lanes in the same order as fsum_row's: the same bits. Exponent 31 would read as a finite value:
+ * *special is set when the row holds an infinity or a NaN. */
+ALWAYS double fsum_row_h(const char *in, ptrdiff_t n, const int term, int *special) {
+    const __m512i keep = _mm512_set1_epi64(term == T_ABS ? 0x01ffffffffffffffll : (long long)0x81ffffffffffffffull);
+    const __m512i abs = _mm512_set1_epi16(0x7fff);
+    __m512i top = _mm512_setzero_si512(); /* (the largest magnitude's bits) */
+    vdh a = {0}, b = {0}, d = {0}, e = {0};
+    ptrdiff_t i = 0;
+#define HALF_TERMS(h) ((vdh)_mm512_and_si512(_mm512_slli_epi64(_mm512_cvtepi16_epi64(h), 42), keep))
+#define HALF_TERMS_AT(k) HALF_TERMS(_mm_loadu_si128((const void *)(in + 2 * (i + (k)))))
+    for (; i + 32 <= n; i += 32) {
+        top = _mm512_max_epu16(top, _mm512_and_si512(_mm512_loadu_si512(in + 2 * i), abs));
+        add_hterm(HALF_TERMS_AT(0), term, &a), add_hterm(HALF_TERMS_AT(8), term, &b);
+        add_hterm(HALF_TERMS_AT(16), term, &d), add_hterm(HALF_TERMS_AT(24), term, &e);
+    }
+    for (; i < n; i += 16) { /* (as fsum_row's tail: vectors of 16 into a and b, zeros past the row) */
+        __m256i h = _mm256_maskz_loadu_epi16(n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1), in + 2 * i);
+        top = _mm512_max_epu16(top, _mm512_and_si512(_mm512_zextsi256_si512(h), abs));
+        add_hterm(HALF_TERMS(_mm256_castsi256_si128(h)), term, &a);
+        add_hterm(HALF_TERMS(_mm256_extracti128_si256(h, 1)), term, &b);
+    }
+#undef HALF_TERMS_AT
+#undef HALF_TERMS
+    *special = _mm512_cmpge_epu16_mask(top, _mm512_set1_epi16(0x7c00)) != 0;
+    double sum = hsum_dh((a + b) + (d + e));
+    return term == T_SQUARE ? sum : sum * 0x1p1008;
+}
+#endif
+
 /* The sum of a group that is one contiguous run (a packed tensor's last axis): straight loops. */
 ALWAYS double fsum_row(const char *in, ptrdiff_t n, const int f16, const int term) {
+#if defined(__AVX512F__)
+    if (f16) {
+        int special;
+        double sum = fsum_row_h(in, n, term, &special);
+        if (!special) return sum;
+    }
+#endif
     vdh a = {0}, b = {0}, d = {0}, e = {0};
     ptrdiff_t i = 0;
     for (; i + 2 * LANES <= n; i += 2 * LANES) {

@@ -324,6 +324,26 @@ def test_softmax_family_within_ulps(op, isa, specials):
 
 
 @pytest.mark.parametrize("op", sorted(FLOAT64))
+def test_float16_rows_far_below_their_maximum(op, isa):
+    """Float16 rows whose entries lie far below the maximum (down to -60000), or
+    are -inf, beside ordinary ones: within the bound of float64 (SOFTMAX1's row path checks the maximum only)."""
+    rng = np.random.default_rng([len(isa), len(op)])
+    for n in (5, 16, 33, 512, 700):
+        x = rng.standard_normal((6, n)).astype(np.float16)
+        x[0, rng.integers(n, size=3)] = -100.0
+        x[1, rng.integers(n, size=3)] = -60000.0
+        x[1, 0] = 10.0  # (LOG_SOFTMAX1: outputs near -60000)
+        x[2, rng.integers(n, size=2)] = -np.inf
+        x[3] = rng.uniform(-200, 0, n)
+        x[4, ::2] = -90.0
+        exact = FLOAT64[op](x, (1,))
+        got = {"softmax": functional.activation_softmax1, "log_softmax": functional.activation_log_softmax1}[op](
+            x, (1,), device=COMPILED
+        )
+        assert ulps(got, exact) <= bound(op, np.float16), n
+
+
+@pytest.mark.parametrize("op", sorted(FLOAT64))
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
 def test_softmax_family_large_groups(op, dtype, threads):
     """Groups beyond the kernels' stack scratch row (4096 elements: a task's heap row, or the output) and a

@@ -491,12 +491,16 @@ ALWAYS vf exp_normal(vf x) {
     return ldexpk(e, k);
 }
 
-/* exp(x) for a float16 group's softmax terms (-87.3 < x <= 0; exactly 1 at 0), within 2^-17 relative where
+/* exp(x) for a float16 group's softmax terms (x <= 0 from -2^17 on, exactly 1 at 0; below -87.3 only as small:
+ * see softmax_terms_kept), within 2^-17 relative where
  * float16's half ulp is 2^-11 (see fdsum): a one-constant reduction (k * (ln2 - float(ln2)): below 2^-22) and
  * a degree-4 polynomial (a minimax fit with 1 + r fixed: 2^-17.5), four fewer multiply-adds than exp_normal's
  * (they are the sum pass's bottleneck). */
 ALWAYS vf exp_f16_term(vf x) {
     const float MAGIC = 12582912.0f;
+#if !defined(__AVX512F__) /* (pow2i takes normal exponents only: a term below e^-87 counts as e^-87; NaN stays) */
+    x = selectf(x < -87.0f, splatf(-87.0f), x);
+#endif
     vf k = fmadd(x, splatf(1.44269504088896341f), splatf(MAGIC)) - MAGIC;
     vf r = fmadd(k, splatf(-0.693147182464599609375f), x);
     vf r2 = r * r, q = fmadd(splatf(0.16753600537776947f), r, splatf(0.5000512599945068f));
@@ -1925,14 +1929,18 @@ ALWAYS int row_range(const char *in, ptrdiff_t n, int f16, float *wide, float *t
     for (; i + 2 * LANES <= n; i += 2 * LANES) { /* (vmax(x, a) is a when x is NaN) */
         vf x = row_at(in, i, n, f16, 0), y = row_at(in, i + LANES, n, f16, 0);
         if (wide) storef(wide + i, x), storef(wide + i + LANES, y);
-        a = vmax(x, a), b = vmax(y, b), c = vmin(x, c), d = vmin(y, d);
+        a = vmax(x, a), b = vmax(y, b);
+        if (low) c = vmin(x, c), d = vmin(y, d);
     }
     for (; i < n; i += LANES) {
         vf x = row_at(in, i, n, f16, row_at(in, 0, 1, f16, 0)[0]); /* (padded with the first entry) */
         if (wide) storef(wide + i, x);
-        a = vmax(x, a), c = vmin(x, c);
+        a = vmax(x, a);
+        if (low) c = vmin(x, c);
     }
-    *top = hmaxf(vmax(a, b)), *low = hminf(vmin(c, d));
+    *top = hmaxf(vmax(a, b));
+    if (!low) return isfinite(*top);
+    *low = hminf(vmin(c, d));
     return *top - *low <= 87.0f; /* (false for infinities) */
 }
 
@@ -2008,18 +2016,43 @@ ALWAYS double rest16(const char *in, const rdims *R, float top, const int row, c
 }
 
 /* rest16 of a float16 row of n entries at `in` that row_range widened into `wide` (the row `ahead` rows on
- * fetched meanwhile). */
+ * fetched meanwhile): fdsum's float sums in two chains of 8 vectors, the maxima counted by their lane masks. */
 ALWAYS double rest16_wide(const float *wide, const char *in, ptrdiff_t n, float top, const int ahead,
                           uint64_t *count) {
-    rest16_state st = {{0}, {{{0}, {0}}, {0}, 0}, 0};
     vf m = splatf(top);
-    for (ptrdiff_t i = 0; i < n; i += LANES) { /* (padding equals the max: counted, then taken back) */
-        __builtin_prefetch(in + (i + ahead * n) * 2);
-        rest16_add(i + LANES <= n ? loadf(wide + i) : selectf(IOTA < (vu){0} + (uint32_t)(n - i), loadf(wide + i), m),
-                   m, &st);
+    dsum d = {0};
+    uint64_t cnt = 0;
+    ptrdiff_t i = 0, full = n / LANES * LANES;
+#define REST16(x, s)                                                                                            \
+    do {                                                                                                        \
+        vf t_ = (x) - m;                                                                                        \
+        vi eq_ = cmp_eq(t_, splatf(0.0f));                                                                      \
+        s += (vf)((vi)exp_f16_term(t_) & ~eq_);                                                                 \
+        cnt += (uint64_t)__builtin_popcount(lane_mask(eq_));                                                    \
+    } while (0)
+    while (i < full) {
+        ptrdiff_t end = i + 16 * LANES < full ? i + 16 * LANES : full;
+        vf s0 = {0}, s1 = {0};
+        for (; i + 2 * LANES <= end; i += 2 * LANES) {
+            __builtin_prefetch(in + (i + ahead * n) * 2);
+            REST16(loadf(wide + i), s0);
+            REST16(loadf(wide + i + LANES), s1);
+        }
+        if (i < end) {
+            REST16(loadf(wide + i), s0);
+            i += LANES;
+        }
+        dsum_add(&d, s0 + s1);
     }
-    st.pads = (n + LANES - 1) / LANES * LANES - n;
-    return rest16_finish(&st, count);
+    if (i < n) { /* (padding equals the max: counted, then taken back) */
+        vf s0 = {0};
+        REST16(selectf(IOTA < (vu){0} + (uint32_t)(n - i), loadf(wide + i), m), s0);
+        cnt -= (uint64_t)(i + LANES - n);
+        dsum_add(&d, s0);
+    }
+#undef REST16
+    *count = cnt;
+    return dsum_total(&d);
 }
 
 /* A float16 LOG_SOFTMAX's L >= 0 as the float subtracted from x - m: a positive L that float32 cannot hold (a
@@ -2617,15 +2650,39 @@ ALWAYS int softmax_rows32(const char *const in[], char *const out[], const int k
 ALWAYS double softmax_terms_kept(float *keep, ptrdiff_t n, float top, const int f16, const char *in,
                                  ptrdiff_t ahead) {
     vf m = splatf(top);
-    fdsum sum = {0};
-    for (ptrdiff_t i = 0; i < n; i += LANES) {
-        if (in) __builtin_prefetch(in + (i + ahead * n) * (f16 ? 2 : 4)); /* a later row, usually adjacent */
-        vf e = softmax_term_of(loadf(keep + i), m, f16);
-        if (i + LANES > n) e = selectf(IOTA < (vu){0} + (uint32_t)(n - i), e, splatf(0)); /* (no padding term) */
-        storef(keep + i, e);
-        if (f16) fdsum_add(&sum, e);
+    dsum d = {0};
+    ptrdiff_t i = 0, full = n / LANES * LANES;
+#define TERM_KEPT(i, s)                                                                                         \
+    do {                                                                                                        \
+        vf e_ = softmax_term_of(loadf(keep + (i)), m, f16);                                                     \
+        storef(keep + (i), e_);                                                                                 \
+        s += e_;                                                                                                \
+    } while (0)
+    while (i < full) { /* (float16: fdsum's float sums, in two chains of 8 vectors) */
+        ptrdiff_t end = i + 16 * LANES < full ? i + 16 * LANES : full;
+        vf s0 = {0}, s1 = {0};
+        for (; i + 2 * LANES <= end; i += 2 * LANES) {
+            if (in) __builtin_prefetch(in + (i + ahead * n) * (f16 ? 2 : 4)); /* a later row, usually adjacent */
+            if (in && !f16) __builtin_prefetch(in + (i + LANES + ahead * n) * 4);
+            TERM_KEPT(i, s0);
+            TERM_KEPT(i + LANES, s1);
+        }
+        if (i < end) {
+            TERM_KEPT(i, s0);
+            i += LANES;
+        }
+        if (f16) dsum_add(&d, s0 + s1);
     }
-    return f16 ? fdsum_total(&sum) : sum_kept(keep, n);
+#undef TERM_KEPT
+    if (i < n) { /* (no padding term) */
+        vf e = selectf(IOTA < (vu){0} + (uint32_t)(n - i), softmax_term_of(loadf(keep + i), m, f16), splatf(0));
+        storef(keep + i, e);
+        if (f16) dsum_add(&d, e);
+    }
+    /* A float16 row's entries more than 87 below its maximum (not checked: row_range's maxima only) have terms
+     * of at most e^-87 (exp_f16_term stays finite down to x - m = -2^17): below 2^-125 of the sum, and outputs
+     * that round to 0. A NaN entry makes the sum NaN, and the group goes to the general kernel. */
+    return f16 ? dsum_total(&d) : sum_kept(keep, n);
 }
 
 /* The outputs e * inv of n kept terms into one contiguous run. */
@@ -2641,11 +2698,11 @@ ALWAYS void softmax_out_kept(char *out, ptrdiff_t n, const float *keep, double i
  * e * (1 / sum) in float32. Returns 0 (outputs untouched) when the general kernel must do them. */
 ALWAYS int softmax_rows16(const char *const in[], char *const out[], const int k, ptrdiff_t n, float *stack,
                           const rctx *c) {
-    float top[ROWS_MAX], low, *keep[ROWS_MAX] = {0};
+    float top[ROWS_MAX], *keep[ROWS_MAX] = {0};
     double total[ROWS_MAX];
     for (int r = 0; r < k; r++) {
         keep[r] = k == 1 ? scratch_row(n, stack, c) : stack + r * (n + 2 * LANES);
-        if (!keep[r] || !row_range(in[r], n, 1, keep[r], &top[r], &low)) return 0;
+        if (!keep[r] || !row_range(in[r], n, 1, keep[r], &top[r], NULL)) return 0; /* (see softmax_terms_kept) */
     }
     for (int r = 0; r < k; r++) total[r] = softmax_terms_kept(keep[r], n, top[r], 1, in[r], k);
     for (int r = 0; r < k; r++)

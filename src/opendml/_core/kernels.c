@@ -2016,43 +2016,18 @@ ALWAYS double rest16(const char *in, const rdims *R, float top, const int row, c
 }
 
 /* rest16 of a float16 row of n entries at `in` that row_range widened into `wide` (the row `ahead` rows on
- * fetched meanwhile): fdsum's float sums in two chains of 8 vectors, the maxima counted by their lane masks. */
+ * fetched meanwhile). */
 ALWAYS double rest16_wide(const float *wide, const char *in, ptrdiff_t n, float top, const int ahead,
                           uint64_t *count) {
+    rest16_state st = {{0}, {{{0}, {0}}, {0}, 0}, 0};
     vf m = splatf(top);
-    dsum d = {0};
-    uint64_t cnt = 0;
-    ptrdiff_t i = 0, full = n / LANES * LANES;
-#define REST16(x, s)                                                                                            \
-    do {                                                                                                        \
-        vf t_ = (x) - m;                                                                                        \
-        vi eq_ = cmp_eq(t_, splatf(0.0f));                                                                      \
-        s += (vf)((vi)exp_f16_term(t_) & ~eq_);                                                                 \
-        cnt += (uint64_t)__builtin_popcount(lane_mask(eq_));                                                    \
-    } while (0)
-    while (i < full) {
-        ptrdiff_t end = i + 16 * LANES < full ? i + 16 * LANES : full;
-        vf s0 = {0}, s1 = {0};
-        for (; i + 2 * LANES <= end; i += 2 * LANES) {
-            __builtin_prefetch(in + (i + ahead * n) * 2);
-            REST16(loadf(wide + i), s0);
-            REST16(loadf(wide + i + LANES), s1);
-        }
-        if (i < end) {
-            REST16(loadf(wide + i), s0);
-            i += LANES;
-        }
-        dsum_add(&d, s0 + s1);
+    for (ptrdiff_t i = 0; i < n; i += LANES) { /* (padding equals the max: counted, then taken back) */
+        __builtin_prefetch(in + (i + ahead * n) * 2);
+        rest16_add(i + LANES <= n ? loadf(wide + i) : selectf(IOTA < (vu){0} + (uint32_t)(n - i), loadf(wide + i), m),
+                   m, &st);
     }
-    if (i < n) { /* (padding equals the max: counted, then taken back) */
-        vf s0 = {0};
-        REST16(selectf(IOTA < (vu){0} + (uint32_t)(n - i), loadf(wide + i), m), s0);
-        cnt -= (uint64_t)(i + LANES - n);
-        dsum_add(&d, s0);
-    }
-#undef REST16
-    *count = cnt;
-    return dsum_total(&d);
+    st.pads = (n + LANES - 1) / LANES * LANES - n;
+    return rest16_finish(&st, count);
 }
 
 /* A float16 LOG_SOFTMAX's L >= 0 as the float subtracted from x - m: a positive L that float32 cannot hold (a

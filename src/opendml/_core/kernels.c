@@ -1444,7 +1444,10 @@ static void hardmax_c(const char *in, char *out, const rdims *R, const rctx *c) 
     });
 }
 
-/* Far runs of adjacent groups (see GROUP_BLOCK): the indices, then the outputs, run by run. */
+/* Far runs of adjacent groups (see GROUP_BLOCK): the indices, then the outputs, run by run, each group's output
+ * run fetched for writing FILL_AHEAD groups before it is written (HARDMAX1 float16 over (0, 2) of (64, 512, 512),
+ * on NumPy's arrays: 2.7 -> 2.3 ms; the store stream alone did not keep its lines coming). */
+#define FILL_AHEAD 4
 static void hardmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R,
                       const rctx *c) {
     int f16 = c->in_dtype == ODML_F16;
@@ -1457,7 +1460,11 @@ static void hardmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, p
         (f16 ? f16_argmax_block : f32_argmax_block)(in + g0 * gsi, gsi, (int)gb, R, 0, at);
         FOR_RUNS(R, out + g0 * gso, out + g0 * gso, pi, po, flat, {
             (void)pi;
-            for (int g = 0; g < gb; g++) hardmax_fill(po + g * gso, flat, R, f16, at[g]);
+            for (int g = 0; g < gb; g++) {
+                if (g0 + g + FILL_AHEAD < count) /* (within the output; past the block: the next one's lines) */
+                    for (ptrdiff_t b = 0; b < gso; b += 64) __builtin_prefetch(po + (g + FILL_AHEAD) * gso + b, 1);
+                hardmax_fill(po + g * gso, flat, R, f16, at[g]);
+            }
         });
     }
 }

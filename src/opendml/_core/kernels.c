@@ -1232,6 +1232,31 @@ ALWAYS vf load_run(const char *p, ptrdiff_t i, int f16) { return f16 ? load_f16(
  * per test mispredicts once a row and flushes the next row's loads (ARGMAX float16 rows of 512: the second pass
  * 20 -> 13 ns a row). */
 #define TIE_CHUNK 8
+/* Returns from the enclosing function the position of the first (RETURN_FIRST_TIE) or last (RETURN_LAST_TIE) tie
+ * in [0, end), end a multiple of STEP, TEST(j) being the STEP-bit mask of the ties from element j on; falls
+ * through when there is none. */
+#define RETURN_FIRST_TIE(TEST, STEP, end)                                                                       \
+    for (ptrdiff_t c_ = 0; c_ < (end); c_ += TIE_CHUNK * (STEP)) {                                              \
+        uint64_t bs_[TIE_CHUNK];                                                                                \
+        unsigned hit_ = 0;                                                                                      \
+        for (int k_ = 0; k_ < TIE_CHUNK && c_ + (STEP) * k_ < (end); k_++)                                      \
+            bs_[k_] = TEST(c_ + (STEP) * k_), hit_ |= (unsigned)(bs_[k_] != 0) << k_;                           \
+        if (hit_) {                                                                                             \
+            int k_ = __builtin_ctz(hit_);                                                                       \
+            return (uint32_t)(c_ + (STEP) * k_ + __builtin_ctzll(bs_[k_]));                                     \
+        }                                                                                                       \
+    }
+#define RETURN_LAST_TIE(TEST, STEP, end)                                                                        \
+    for (ptrdiff_t c_ = (end); c_ > 0; c_ -= TIE_CHUNK * (STEP)) {                                              \
+        uint64_t bs_[TIE_CHUNK];                                                                                \
+        unsigned hit_ = 0;                                                                                      \
+        for (int k_ = 0; k_ < TIE_CHUNK && c_ - (STEP) * (k_ + 1) >= 0; k_++)                                   \
+            bs_[k_] = TEST(c_ - (STEP) * (k_ + 1)), hit_ |= (unsigned)(bs_[k_] != 0) << k_;                     \
+        if (hit_) {                                                                                             \
+            int k_ = __builtin_ctz(hit_);                                                                       \
+            return (uint32_t)(c_ - (STEP) * (k_ + 1) + 63 - __builtin_clzll(bs_[k_]));                          \
+        }                                                                                                       \
+    }
 #if defined(__AVX512F__)
 /* A float16 row's position by the halves' bits, 64 a test and no conversions: a NaN best value matches any NaN,
  * another its own bits (a zero best value takes the float compare instead: -0.0 == 0.0). */
@@ -1246,33 +1271,18 @@ ALWAYS uint64_t ties16(const char *p, __mmask32 m0, __mmask32 m1, uint16_t hb, i
 static uint32_t argmax_run_h(const char *p, ptrdiff_t n, int last, float bm) {
     int nan = bm != bm;
     uint16_t hb = f32_to_f16(bm); /* (exact: bm is one of the halves) */
-    ptrdiff_t r = n % 64, full = n - r, i;
-    uint64_t valid = (1ull << r) - 1, bs[TIE_CHUNK]; /* (r < 64) */
+    ptrdiff_t r = n % 64, full = n - r;
+    uint64_t valid = (1ull << r) - 1; /* (r < 64) */
     __mmask32 v0 = (__mmask32)valid, v1 = (__mmask32)(valid >> 32), all = 0xffffffffu;
-    int k;
+#define TIES64(j) ties16(p + 2 * (j), all, all, hb, nan)
     if (!(last & ODML_LAST)) {
-        for (i = 0; i < full; i += TIE_CHUNK * 64) {
-            unsigned hit = 0;
-            for (k = 0; k < TIE_CHUNK && i + 64 * k < full; k++)
-                bs[k] = ties16(p + 2 * (i + 64 * k), all, all, hb, nan), hit |= (unsigned)(bs[k] != 0) << k;
-            if (hit) {
-                k = __builtin_ctz(hit);
-                return (uint32_t)(i + 64 * k + __builtin_ctzll(bs[k]));
-            }
-        }
+        RETURN_FIRST_TIE(TIES64, 64, full);
         return (uint32_t)(full + __builtin_ctzll(ties16(p + 2 * full, v0, v1, hb, nan) | 1ull << 63));
     }
     uint64_t b = r ? ties16(p + 2 * full, v0, v1, hb, nan) : 0;
     if (b) return (uint32_t)(full + 63 - __builtin_clzll(b));
-    for (i = full; i > 0; i -= TIE_CHUNK * 64) {
-        unsigned hit = 0;
-        for (k = 0; k < TIE_CHUNK && i - 64 * (k + 1) >= 0; k++)
-            bs[k] = ties16(p + 2 * (i - 64 * (k + 1)), all, all, hb, nan), hit |= (unsigned)(bs[k] != 0) << k;
-        if (hit) {
-            k = __builtin_ctz(hit);
-            return (uint32_t)(i - 64 * (k + 1) + 63 - __builtin_clzll(bs[k]));
-        }
-    }
+    RETURN_LAST_TIE(TIES64, 64, full);
+#undef TIES64
     return 0; /* not reached: the best value is one of the elements */
 }
 #endif
@@ -1297,22 +1307,12 @@ ALWAYS uint32_t argmax_run_f(const char *p, ptrdiff_t n, const int f16, int last
     if (f16 && bm != 0.0f) return argmax_run_h(p, n, last, bm);
 #endif
     ptrdiff_t blocks = full / (4 * LANES) * (4 * LANES); /* tests of four vectors (one 4*LANES-bit mask) */
-    uint64_t bs[TIE_CHUNK];
-    int k;
 #define TEST4(j) /* (the 4*LANES ties from element j) */                                                         \
     (lane_mask(TIES(load_run(p, j, f16))) | (uint64_t)lane_mask(TIES(load_run(p, j + LANES, f16))) << LANES |     \
      (uint64_t)lane_mask(TIES(load_run(p, j + 2 * LANES, f16))) << 2 * LANES |                                   \
      (uint64_t)lane_mask(TIES(load_run(p, j + 3 * LANES, f16))) << 3 * LANES)
     if (!(last & ODML_LAST)) {
-        for (i = 0; i < blocks; i += TIE_CHUNK * 4 * LANES) {
-            unsigned hit = 0;
-            for (k = 0; k < TIE_CHUNK && i + 4 * LANES * k < blocks; k++)
-                bs[k] = TEST4(i + 4 * LANES * k), hit |= (unsigned)(bs[k] != 0) << k;
-            if (hit) {
-                k = __builtin_ctz(hit);
-                return (uint32_t)(i + 4 * LANES * k + __builtin_ctzll(bs[k]));
-            }
-        }
+        RETURN_FIRST_TIE(TEST4, 4 * LANES, blocks);
         for (i = blocks; i < full; i += LANES) {
             unsigned b = lane_mask(TIES(load_run(p, i, f16)));
             if (b) return (uint32_t)(i + __builtin_ctz(b));
@@ -1331,15 +1331,7 @@ ALWAYS uint32_t argmax_run_f(const char *p, ptrdiff_t n, const int f16, int last
         unsigned b = lane_mask(TIES(load_run(p, i, f16)));
         if (b) return (uint32_t)(i + 31 - __builtin_clz(b));
     }
-    for (i = blocks; i > 0; i -= TIE_CHUNK * 4 * LANES) {
-        unsigned hit = 0;
-        for (k = 0; k < TIE_CHUNK && i - 4 * LANES * (k + 1) >= 0; k++)
-            bs[k] = TEST4(i - 4 * LANES * (k + 1)), hit |= (unsigned)(bs[k] != 0) << k;
-        if (hit) {
-            k = __builtin_ctz(hit);
-            return (uint32_t)(i - 4 * LANES * (k + 1) + 63 - __builtin_clzll(bs[k]));
-        }
-    }
+    RETURN_LAST_TIE(TEST4, 4 * LANES, blocks);
 #undef TEST4
 #undef TIES
     return 0; /* not reached: the best value is one of the elements */

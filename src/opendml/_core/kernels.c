@@ -508,6 +508,37 @@ ALWAYS vf exp_f16_term(vf x) {
     return ldexpk(fmadd(p, r2, r + 1.0f), k);
 }
 
+/* ---- exp(t + err) for t in [-87, 0] and err below an ulp of t, as eh + el: eh a normal float, exactly
+ * 2^(k/32) rounded to float, el the rest (about 1% of eh at most), together within about 3e-9 of the term
+ * (float32's own rounding is 6e-8: the softmaxes' sums need the difference). t + err = k ln2/32 + r, with ln2/32
+ * in two parts (k * EXP_C_HI is exact for |k| < 2^12); 2^(j/32), j = k mod 32, as a table's float and that
+ * float's relative error; e^r = 1 + r + r^2 (1/2 + r/6) for |r| <= ln2/64 (error below 6e-10). A NaN t gives a
+ * NaN el. Where `keep` is clear (t == 0, a term taken elsewhere, t out of range), eh and el are 0. ---- */
+static const float EXP2_32_HI[32] __attribute__((aligned(64))) = {
+    0x1p+0f, 0x1.059b0ep+0f, 0x1.0b5586p+0f, 0x1.11301ep+0f, 0x1.172b84p+0f, 0x1.1d4874p+0f, 0x1.2387a6p+0f,
+    0x1.29e9ep+0f, 0x1.306fep+0f, 0x1.371a74p+0f, 0x1.3dea64p+0f, 0x1.44e086p+0f, 0x1.4bfdaep+0f, 0x1.5342b6p+0f,
+    0x1.5ab07ep+0f, 0x1.6247ecp+0f, 0x1.6a09e6p+0f, 0x1.71f75ep+0f, 0x1.7a1148p+0f, 0x1.82589ap+0f, 0x1.8ace54p+0f,
+    0x1.93737cp+0f, 0x1.9c4918p+0f, 0x1.a5503cp+0f, 0x1.ae89fap+0f, 0x1.b7f77p+0f, 0x1.c199bep+0f, 0x1.cb720ep+0f,
+    0x1.d5818ep+0f, 0x1.dfc974p+0f, 0x1.ea4afap+0f, 0x1.f50766p+0f};
+static const float EXP2_32_LO[32] __attribute__((aligned(64))) = {
+    0.0f, -0x1.947414p-25f, 0x1.8d96d4p-25f, -0x1.dda2fcp-25f, -0x1.9c0c22p-27f, -0x1.a2fbb2p-25f, 0x1.964904p-25f,
+    -0x1.2b0dbcp-25f, 0x1.125002p-25f, -0x1.cde8cep-26f, 0x1.370be4p-25f, 0x1.336de2p-30f, -0x1.0a355p-25f,
+    -0x1.c541b4p-26f, -0x1.00d8acp-27f, -0x1.6cb284p-25f, 0x1.26055cp-26f, 0x1.8b2bb8p-26f, -0x1.05cb44p-25f,
+    -0x1.1c2142p-26f, 0x1.67a1cap-28f, -0x1.348e56p-25f, 0x1.a3b5e4p-28f, -0x1.0b7ec8p-25f, -0x1.f9c304p-27f,
+    -0x1.e4c886p-26f, -0x1.6961b4p-28f, -0x1.b5151ep-28f, -0x1.a5217cp-28f, -0x1.ab7132p-26f, 0x1.61428ep-28f,
+    -0x1.2ad5f8p-27f};
+ALWAYS void exp_split(vf t, vf err, vi keep, vf *eh, vf *el) {
+    const float MAGIC = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer, kept in the low bits */
+    const float EXP_C_HI = 0x1.62ep-6f, EXP_C_LO = 0x1.0bfbe8p-20f; /* ln2/32 = EXP_C_HI + EXP_C_LO */
+    vf biased = fmadd(t, splatf(46.1662413084468283f), splatf(MAGIC)), k = biased - MAGIC; /* 32/ln2 */
+    vf r = fmadd(k, splatf(-EXP_C_LO), fmadd(k, splatf(-EXP_C_HI), t)) + err;
+    vf w = fmadd(r * r, fmadd(r, splatf(1.0f / 6), splatf(0.5f)), r + lookup32(EXP2_32_LO, (vi)biased));
+    vu scale = (vu)((vi)biased >> 5) << 23; /* (2^floor(k/32) as an exponent step; biased's bits are positive) */
+    vf h = (vf)(((vu)lookup32(EXP2_32_HI, (vi)biased) + scale) & (vu)keep);
+    *eh = h;
+    *el = (vf)((vi)(h * w) & keep);
+}
+
 /* c * exp(v) rounded once (also where the result is subnormal), for any v (NaN excepted: callers select), with
  * 2^n applied as 2^(n/2) * 2^(n - n/2): exp_normal's bits where that result is normal and c = 1. */
 ALWAYS vf exp_scaled(vf v, vf c) {
@@ -1551,24 +1582,16 @@ ALWAYS vf shifted_d(vf x, double a, double b) {                                 
 }
 
 /* One vector of sum terms: count the maxima (x == m), add exp(x - m) of the others into a double sum (hi, the
- * part exact in float) and a float one (lo, the small corrections): x - m = t + err exactly (TwoSum), exp(t) =
- * s * (1 + r + q) with 1 + r = h + l exactly (Fast2Sum), so a term is s*h + s*(l + q + (h+q)*err), good to about
- * 2e-8 where a float exp would give 1e-7. Terms below e^-87 (float32's normal range) are zero here and flag
- * the group, which is then summed again with `slow` set, taking them in double from libm as the float64
- * reference does: they decide whether a dominated maximum gives a subnormal, -0.0 or 0.0. */
+ * part exact in float) and a float one (lo, the small corrections): x - m = t + err exactly (TwoSum), exp(t + err)
+ * = eh + el (exp_split), good to about 3e-9 where a float exp would give 1e-7. Terms below e^-87 (float32's
+ * normal range) are zero here and flag the group, which is then summed again with `slow` set, taking them in
+ * double from libm as the float64 reference does: they decide whether a dominated maximum gives a subnormal,
+ * -0.0 or 0.0. */
 /* x - m = t + err exactly (TwoSum). */
 ALWAYS vf two_diff(vf x, vf m, vf *err) {
     vf t = x - m, bb = t - x;
     *err = (x - (t - bb)) + (-m - bb);
     return t;
-}
-
-/* exp(t + err) as eh + el, from exp_parts_in's scale, r and q (where `keep` is set; else 0): eh = s * h exactly
- * and el the small rest, so that their sum rounds once. */
-ALWAYS void exp_split(vf sc, vf r, vf q, vf err, vi keep, vf *eh, vf *el) {
-    vf h = r + 1.0f, l = r - (h - 1.0f); /* 1 + r = h + l exactly (Fast2Sum) */
-    *eh = (vf)((vi)(sc * h) & keep);
-    *el = (vf)((vi)(sc * fmadd(h + q, err, l + q)) & keep);
 }
 
 ALWAYS void add_terms(vf x, vf m, const int slow, const int plain, vi *flag, vi *cnt, dsum *hi, vf *lo, int *pending) {
@@ -1578,9 +1601,8 @@ ALWAYS void add_terms(vf x, vf m, const int slow, const int plain, vi *flag, vi 
         tiny = cmp_lt(t, splatf(-87.0f)) & cmp_gt(t, splatf(-INFINITY));
         keep = ~(eq | tiny | cmp_lt(t, splatf(-100.0f))); /* (t < -100 also drops -inf, whose err is NaN) */
     }
-    vf sc, r, q, eh, el;
-    exp_parts_in(t, &sc, &r, &q, !plain);
-    exp_split(sc, r, q, err, keep, &eh, &el);
+    vf eh, el;
+    exp_split(t, err, keep, &eh, &el);
     dsum e = {widen_lo(eh), widen_hi(eh)};
     if (slow)
         for (int k = 0; k < LANES; k++)
@@ -1906,10 +1928,9 @@ static double log_sum_kept(const char *in, const rdims *R, int f16, float m, flo
         for (ptrdiff_t i = 0; i < n; i += LANES) {
             ptrdiff_t k = n - i < LANES ? n - i : LANES;
             __builtin_prefetch(pi + (i + n) * s); /* the next group, usually adjacent */
-            vf err, t = two_diff(lanes_f(pi + i * s, s, k, f16, m), vm, &err), sc, r, q, eh, el;
+            vf err, t = two_diff(lanes_f(pi + i * s, s, k, f16, m), vm, &err), eh, el;
             vi eq = cmp_eq(t, splatf(0.0f)); /* (padding equals the max: counted, then taken back) */
-            exp_parts_in(t, &sc, &r, &q, 0);
-            exp_split(sc, r, q, err, ~eq, &eh, &el);
+            exp_split(t, err, ~eq, &eh, &el);
             storef(kh + flat + i, eh);
             small += el;
             if (++pending == 16) {
@@ -2074,10 +2095,9 @@ typedef struct {
 
 /* One vector of a plain float32 row's terms into its sums: add_terms without its range checks. */
 ALWAYS void ls_terms32(vf x, vf m, dsum *hi, vf *lo, vi *cnt) {
-    vf err, t = two_diff(x, m, &err), sc, r, q, eh, el;
+    vf err, t = two_diff(x, m, &err), eh, el;
     vi eq = cmp_eq(t, splatf(0.0f));
-    exp_parts_in(t, &sc, &r, &q, 0);
-    exp_split(sc, r, q, err, ~eq, &eh, &el);
+    exp_split(t, err, ~eq, &eh, &el);
     dsum_add(hi, eh);
     *lo += el;
     *cnt -= eq;
@@ -2165,8 +2185,8 @@ static int is_row(const rdims *R, const rctx *c) { return R->nd == 1 && R->si[0]
 
 /* One run of LOG_SOFTMAX's outputs y = (x - m) - L. A `plain` group (a finite maximum, every entry within 87 of
  * it) and every float16 group take it in float32 with L rounded to float: x - m and that L lie on the same side
- * of 0 as y, no larger than |y|, so the three roundings (1.25 ulp) and L's own error (about 2e-8 relative:
- * add_terms) stay within 1.6 ulp of y (README "Speed"); other float32 groups (terms below e^-87 decide their L)
+ * of 0 as y, no larger than |y|, so the three roundings (1.25 ulp) and L's own error (about 3e-9 relative:
+ * add_terms) stay within 1.3 ulp of y (README "Speed"); other float32 groups (terms below e^-87 decide their L)
  * in double, rounded once. Every layout of a group takes the same rule (its sum may run in another order there:
  * L, and so a group's outputs, can then differ by an ulp, about one group in a hundred). `row` (a constant): a
  * packed row of the plain range, its stride known, and no output near float16's overflow threshold. */
@@ -2464,7 +2484,7 @@ static const char *at_flat(const char *in, const rdims *R, uint32_t flat) {
 
 /* ---- SOFTMAX: exp(x - max) / sum(exp(x - max)), all in double as the float64 reference, rounded once to float32
  * (float16: via float32). The maximum is the element ARGMAX selects (a NaN, if any). exp runs in double
- * (exp_shift: the float32 exp of LOG_SOFTMAX is good to 2e-8, which through the sum reaches every output and left
+ * (exp_shift: the float32 exp of LOG_SOFTMAX, then good to 2e-8, reached every output through the sum and left
  * softmax at 0.86 ulp): its error, below 1.4e-10, is far below float32's. A group without a finite maximum is all
  * NaN, as in LOG_SOFTMAX; a -inf entry, or one more than 708 below the maximum, adds 0 and gives 0. ---- */
 /* a * b + c on doubles, fused where the ISA has FMA (softmax only: its bound is in ulps, not bits). */
@@ -2536,17 +2556,16 @@ static void softmax_exact_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t 
 }
 
 /* The usual case, in float32: a group whose maximum m is finite and whose every entry lies within 87 of it (so
- * every term is a normal float and no -inf occurs). e = exp(x - m) in float32, the subtraction's rounding error
- * err (TwoSum: x - m = t + err exactly) added to exp's reduced argument (about 0.6 ulp); the sum of the e in
- * double; out = e * (1 / sum) in double, rounded once: within 3 ulp (README "Speed"; tests/test_backends.py
- * measures it). The e are kept between the passes in a scratch row (scratch_row: the output is then written
- * once, and the sum taken in its own loop, so that the exp loop carries no dependency); without one, a float32
- * group keeps them in the output, a float16 group computes them again (the same bits). Other groups take the
- * exact double path above. */
+ * every term is a normal float and no -inf occurs). e = exp(x - m) in float32 as exp_split's two parts added (x - m
+ * = t + err exactly by TwoSum; about 0.5 ulp); the sum of the e in double; out = e * (1 / sum) in double, rounded
+ * once: within 3 ulp (README "Speed"; tests/test_backends.py measures it). The e are kept between the passes in a
+ * scratch row (scratch_row: the output is then written once, and the sum taken in its own loop, so that the exp
+ * loop carries no dependency); without one, a float32 group keeps them in the output, a float16 group computes them
+ * again (the same bits). Other groups take the exact double path above. */
 ALWAYS vf softmax_term(vf x, vf m) {
-    vf err, t = two_diff(x, m, &err), s, r, q;
-    exp_parts_lo(t, err, &s, &r, &q, 0);
-    return s * ((q + r) + 1.0f);
+    vf err, t = two_diff(x, m, &err), eh, el;
+    exp_split(t, err, splati(-1), &eh, &el);
+    return eh + el;
 }
 
 /* A SOFTMAX term: float16 groups in plain float32 (see fdsum). */

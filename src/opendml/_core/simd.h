@@ -245,39 +245,22 @@ ALWAYS vf fmadd(vf a, vf b, vf c) {
 #endif
 }
 
-/* ---- exp(x) in float32 arithmetic: Cody-Waite reduction x = n*ln2 + r with a two-part ln2 (n*LN2_HI is exact,
- * so no FMA is needed and every ISA gives the same bits), then Cephes' degree-6 polynomial: exp(x) =
- * 2^n * (1 + r + q), |r| <= ln2/2, q = r^2 * P(r). exp_parts_lo/exp_parts_in return the parts so that a caller
- * can add them exactly enough (the softmaxes: about 2e-8 relative error).
- * Domain x <= 88; below -87.3 (and -inf) the scale is 0 with `clamp`, so callers that need those tiny terms take
- * them elsewhere (log-softmax does, from libm in double). ---- */
-ALWAYS void exp_parts_lo(vf x, vf lo, vf *scale, vf *r, vf *q, const int clamp);
-ALWAYS void exp_parts_in(vf x, vf *scale, vf *r, vf *q, const int clamp) { /* lo = -0.0: x + -0.0 is x, folded */
-    exp_parts_lo(x, (vf)splati(INT32_MIN), scale, r, q, clamp);
-}
-
-/* exp(x + lo) for a small lo (below an ulp of x): lo joins the reduced argument, where its rounding is harmless. */
-ALWAYS void exp_parts_lo(vf x, vf lo, vf *scale, vf *r, vf *q, const int clamp) {
-    const float LOG2E = 1.44269504088896341f, LN2_HI = 0.693359375f, LN2_LO = -2.12194440e-4f;
-    const float MAGIC = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer, kept in the low bits */
-    vi tiny = {0};
-    vf xc = x;
-    if (clamp) {
-        tiny = cmp_lt(x, splatf(-87.3f));
-        xc = selectf(cmp_le(x, splatf(88.0f)), x, splatf(88.0f)); /* also NaN: keeps the arithmetic below finite */
-        xc = selectf(tiny, splatf(0.0f), xc);
-    }
-    vf biased = fmadd(xc, splatf(LOG2E), splatf(MAGIC));
-    vf n = biased - MAGIC;
-    vf rr = fmadd(n, splatf(-LN2_LO), fmadd(n, splatf(-LN2_HI), xc)) + lo;
-    vf r2 = rr * rr; /* P by Estrin's scheme: a shorter chain than Horner's (see kernels.c's exp_q) */
-    vf p = fmadd(fmadd(fmadd(splatf(1.9875691500e-4f), rr, splatf(1.3981999507e-3f)), r2,
-                       fmadd(splatf(8.3334519073e-3f), rr, splatf(4.1665795894e-2f))),
-                 r2, fmadd(splatf(1.6666665459e-1f), rr, splatf(5.0000001201e-1f)));
-    *q = p * r2;
-    *r = rr;
-    *scale = (vf)(((vi)biased - (vi)splatf(MAGIC) + 127) << 23);
-    if (clamp) *scale = (vf)((vi)*scale & ~tiny);
+/* tab[idx & 31] in each lane (tab: 32 floats, aligned to 64 bytes). */
+ALWAYS vf lookup32(const float *tab, vi idx) {
+#if defined(__AVX512F__)
+    return (vf)_mm512_permutex2var_ps(_mm512_load_ps(tab), (__m512i)idx, _mm512_load_ps(tab + 16));
+#elif defined(__AVX2__)
+    __m256i i;
+    memcpy(&i, &idx, sizeof i);
+    __m256 t = _mm256_i32gather_ps(tab, _mm256_and_si256(i, _mm256_set1_epi32(31)), 4);
+    vf r;
+    memcpy(&r, &t, sizeof r);
+    return r;
+#else
+    vf r;
+    for (int l = 0; l < LANES; l++) r[l] = tab[idx[l] & 31];
+    return r;
+#endif
 }
 
 /* Non-temporal store of n bytes (16 or 32, p aligned to n) from v; a plain copy elsewhere and for other sizes. */

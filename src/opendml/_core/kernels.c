@@ -508,12 +508,13 @@ ALWAYS vf exp_f16_term(vf x) {
     return ldexpk(fmadd(p, r2, r + 1.0f), k);
 }
 
-/* ---- exp(t + err) for t in [-87, 0] and err below an ulp of t, as eh + el: eh a normal float, exactly
- * 2^(k/32) rounded to float, el the rest (about 1% of eh at most), together within about 3e-9 of the term
- * (float32's own rounding is 6e-8: the softmaxes' sums need the difference). t + err = k ln2/32 + r, with ln2/32
- * in two parts (k * EXP_C_HI is exact for |k| < 2^12); 2^(j/32), j = k mod 32, as a table's float and that
- * float's relative error; e^r = 1 + r + r^2 (1/2 + r/6) for |r| <= ln2/64 (error below 6e-10). A NaN t gives a
- * NaN el. Where `keep` is clear (t == 0, a term taken elsewhere, t out of range), eh and el are 0. ---- */
+/* ---- exp(t + err) for t in [-87, 0] and err below an ulp of t, as 2^floor(k/32) * th * (1 + w): th = 2^(j/32)
+ * rounded to float (j = k mod 32), w about 1% at most, the pair within about 3e-9 of the term (float32's own
+ * rounding is 6e-8: the softmaxes' sums need the difference). t + err = k ln2/32 + r, with ln2/32 in two parts
+ * (k * EXP_C_HI is exact for |k| < 2^12); 2^(j/32) as a table's float and that float's relative error; e^r = 1 + r
+ * + r^2 (1/2 + r/6) for |r| <= ln2/64 (error below 6e-10). exp_table returns th, w and 2^floor(k/32) as an
+ * exponent step (`scale`, added to a float's bits: exact where the result is normal, as every term from t >= -87
+ * is). A NaN t gives a NaN w. ---- */
 static const float EXP2_32_HI[32] __attribute__((aligned(64))) = {
     0x1p+0f, 0x1.059b0ep+0f, 0x1.0b5586p+0f, 0x1.11301ep+0f, 0x1.172b84p+0f, 0x1.1d4874p+0f, 0x1.2387a6p+0f,
     0x1.29e9ep+0f, 0x1.306fep+0f, 0x1.371a74p+0f, 0x1.3dea64p+0f, 0x1.44e086p+0f, 0x1.4bfdaep+0f, 0x1.5342b6p+0f,
@@ -527,14 +528,23 @@ static const float EXP2_32_LO[32] __attribute__((aligned(64))) = {
     -0x1.1c2142p-26f, 0x1.67a1cap-28f, -0x1.348e56p-25f, 0x1.a3b5e4p-28f, -0x1.0b7ec8p-25f, -0x1.f9c304p-27f,
     -0x1.e4c886p-26f, -0x1.6961b4p-28f, -0x1.b5151ep-28f, -0x1.a5217cp-28f, -0x1.ab7132p-26f, 0x1.61428ep-28f,
     -0x1.2ad5f8p-27f};
-ALWAYS void exp_split(vf t, vf err, vi keep, vf *eh, vf *el) {
+ALWAYS vf exp_table(vf t, vf err, vf *w, vu *scale) {
     const float MAGIC = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer, kept in the low bits */
     const float EXP_C_HI = 0x1.62ep-6f, EXP_C_LO = 0x1.0bfbe8p-20f; /* ln2/32 = EXP_C_HI + EXP_C_LO */
     vf biased = fmadd(t, splatf(46.1662413084468283f), splatf(MAGIC)), k = biased - MAGIC; /* 32/ln2 */
     vf r = fmadd(k, splatf(-EXP_C_LO), fmadd(k, splatf(-EXP_C_HI), t)) + err;
-    vf w = fmadd(r * r, fmadd(r, splatf(1.0f / 6), splatf(0.5f)), r + lookup32(EXP2_32_LO, (vi)biased));
-    vu scale = (vu)((vi)biased >> 5) << 23; /* (2^floor(k/32) as an exponent step; biased's bits are positive) */
-    vf h = (vf)(((vu)lookup32(EXP2_32_HI, (vi)biased) + scale) & (vu)keep);
+    *w = fmadd(r * r, fmadd(r, splatf(1.0f / 6), splatf(0.5f)), r + lookup32(EXP2_32_LO, (vi)biased));
+    *scale = (vu)((vi)biased >> 5) << 23; /* (biased's bits are positive for t >= -87: an arithmetic shift else) */
+    return lookup32(EXP2_32_HI, (vi)biased);
+}
+
+/* The term as eh + el: eh = 2^floor(k/32) * th exactly (a normal float), el = eh * w the small rest (subnormal,
+ * so good to 2^-149 only, from t below about -82.8: the pair's error grows to 1.7e-8 at -86, 4.3e-8 at -87).
+ * Where `keep` is clear (t == 0, a term taken elsewhere, t out of range), eh and el are 0. */
+ALWAYS void exp_split(vf t, vf err, vi keep, vf *eh, vf *el) {
+    vf w;
+    vu scale;
+    vf h = (vf)(((vu)exp_table(t, err, &w, &scale) + scale) & (vu)keep);
     *eh = h;
     *el = (vf)((vi)(h * w) & keep);
 }
@@ -2556,23 +2566,28 @@ static void softmax_exact_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t 
 }
 
 /* The usual case, in float32: a group whose maximum m is finite and whose every entry lies within 87 of it (so
- * every term is a normal float and no -inf occurs). e = exp(x - m) in float32 as exp_split's two parts added (x - m
- * = t + err exactly by TwoSum; about 0.5 ulp); the sum of the e in double; out = e * (1 / sum) in double, rounded
- * once: within 3 ulp (README "Speed"; tests/test_backends.py measures it). The e are kept between the passes in a
- * scratch row (scratch_row: the output is then written once, and the sum taken in its own loop, so that the exp
- * loop carries no dependency); without one, a float32 group keeps them in the output, a float16 group computes them
- * again (the same bits). Other groups take the exact double path above. */
+ * every term is a normal float and no -inf occurs). e = exp(x - m) in float32 from exp_table, rounded once at
+ * normal precision and then scaled (x - m = t + err exactly by TwoSum; about 0.5 ulp); the sum of the e in double;
+ * out = e * (1 / sum) rounded once (fscaled; one more rounding for outputs below about 2^-102): within 3 ulp
+ * (README "Speed"; tests/test_backends.py measures it). The e are kept between the passes in a scratch row
+ * (scratch_row: the output is then written once, and the sum taken in its own loop, so that the exp loop carries no
+ * dependency); without one, a float32 group keeps them in the output, a float16 group computes them again (the same
+ * bits). Other groups take the exact double path above. */
 ALWAYS vf softmax_term(vf x, vf m) {
-    vf err, t = two_diff(x, m, &err), eh, el;
-    exp_split(t, err, splati(-1), &eh, &el);
-    return eh + el;
+    vf err, t = two_diff(x, m, &err), w;
+    vu scale;
+    vf th = exp_table(t, err, &w, &scale);
+    /* rounded once, in [2^-1, 2^2), then scaled exactly by a float power of two (a NaN stays NaN: an exponent
+     * step added to its bits would not keep it so) */
+    return fmadd(th, w, th) * (vf)(scale + 0x3f800000u);
 }
 
 /* A SOFTMAX term: float16 groups in plain float32 (see fdsum). */
 ALWAYS vf softmax_term_of(vf x, vf m, int f16) { return f16 ? exp_f16_term(x - m) : softmax_term(x, m); }
 
 /* x * c rounded once (c = 1/sum > 0 in double): with FMA, as x * ch + x * cl (c = ch + cl in floats, x * ch =
- * p + its exact error), in float registers; else in double. */
+ * p + its exact error), in float registers (below about 2^-102 that error falls under float32's least subnormal
+ * and is lost: one more rounding there); else in double. */
 #if defined(__FMA__) || defined(__AVX512F__)
 typedef struct {
     float hi, lo;

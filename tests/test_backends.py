@@ -319,7 +319,7 @@ def test_softmax_family_within_ulps(op, isa, specials):
         exact = FLOAT64[op](np.array(x.view), desc.axes)
         data_type = desc.input_tensor.data_type
         worst[data_type] = max(worst[data_type], ulps(np.array(compiled.view), exact))
-    # measured: LOG_SOFTMAX 1.25 and 0.51, SOFTMAX 1.52 and 0.51 (float32 arithmetic, README "Speed")
+    # measured: LOG_SOFTMAX 1.25 and 0.51, SOFTMAX 1.52 (1.69 on a targeted set) and 0.51 (README "Speed")
     assert worst[T.FLOAT32] <= bound(op) and worst[T.FLOAT16] <= bound(op, np.float16), worst
 
 
@@ -526,11 +526,13 @@ def test_log_softmax_dominated_maxima():
 
 
 def test_float32_softmax_terms_across_exps_range(isa):
-    """Rows [m, x], x - m swept over (-86.5, 0) (20,000 steps, every table entry of exp_table, inexact x - m): the
-    LOG_SOFTMAX maximum's output -log1p(e^(x - m)) carries the term's relative error whole, so it stays within
-    0.55 ulp of float64 (the old float32 polynomial reached 0.74), 0.75 where the term's small part goes subnormal
-    (from about e^-83); SOFTMAX1's outputs within 1.2 ulp (was 1.32), and those of x below e^-80 (a term formed
-    at normal precision, then scaled: 0.51; as eh + el with el subnormal they reached 0.73) within 0.55."""
+    """Rows [m, x], x - m swept over (-86.5, 0) (20,000 steps, inexact x - m; with AVX-512 every entry of
+    exp_table's table): the LOG_SOFTMAX maximum's output -log1p(e^(x - m)) carries the term's relative error whole.
+    AVX-512 (the table): within 0.55 ulp of float64 above e^-80, 0.75 below (the term's small part goes subnormal
+    from about e^-83); SOFTMAX1's outputs within 1.2 ulp, those of x below e^-80 (a term formed at normal
+    precision, then scaled: 0.51; as eh + el with el subnormal they reached 0.73) within 0.55. Other ISAs (the
+    Cephes polynomial, about 2e-8): measured 0.77, 1.32 and 0.95, held to 0.8, 1.4 and 1.0."""
+    tight = isa == "avx512"
     t = -np.linspace(0, 86.5, 20001)[1:]
     m = np.float32(0.3)
     x = np.stack([np.full(t.shape, m, np.float32), (m + t).astype(np.float32)], axis=1)
@@ -539,9 +541,10 @@ def test_float32_softmax_terms_across_exps_range(isa):
         return np.abs(got - exact) / np.spacing(np.abs(exact.astype(np.float32))).astype(np.float64)
 
     top = ulps_each(functional.activation_log_softmax1(x, axes=(1,), device=COMPILED), float64_log_softmax(x, (1,)))
-    assert top[t >= -80, 0].max() <= 0.55 and top[:, 0].max() <= 0.75, top[:, 0].max()
+    assert top[t >= -80, 0].max() <= (0.55 if tight else 0.8) and top[:, 0].max() <= (0.75 if tight else 0.8)
     shares = ulps_each(functional.activation_softmax1(x, axes=(1,), device=COMPILED), float64_softmax(x, (1,)))
-    assert shares.max() <= 1.2 and shares[t < -80, 1].max() <= 0.55, (shares.max(), shares[t < -80, 1].max())
+    assert shares.max() <= (1.2 if tight else 1.4), shares.max()
+    assert shares[t < -80, 1].max() <= (0.55 if tight else 1.0), shares[t < -80, 1].max()
 
 
 def test_log_softmax_dominated_maxima_float16():

@@ -508,6 +508,10 @@ ALWAYS vf exp_f16_term(vf x) {
     return ldexpk(fmadd(p, r2, r + 1.0f), k);
 }
 
+/* The softmaxes' float32 terms exp(t + err) (t = x - max in [-87, 0], err its rounding error, below an ulp of
+ * t): with AVX-512, 2^(k/32) from a 32-entry table (exp_table: its two lookups are a permute each there; AVX2's
+ * gathers made the softmaxes 30% slower than the polynomial below, so other ISAs keep that one). */
+#if defined(__AVX512F__)
 /* ---- exp(t + err) for t in [-87, 0] and err below an ulp of t, as 2^floor(k/32) * th * (1 + w): th = 2^(j/32)
  * rounded to float (j = k mod 32), w about 1% at most, the pair within about 3e-9 of the term (float32's own
  * rounding is 6e-8: the softmaxes' sums need the difference). t + err = k ln2/32 + r, with ln2/32 in two parts
@@ -548,6 +552,48 @@ ALWAYS void exp_split(vf t, vf err, vi keep, vf *eh, vf *el) {
     *eh = h;
     *el = (vf)((vi)(h * w) & keep);
 }
+
+#else
+/* ---- exp(x) in float32 arithmetic: Cody-Waite reduction x = n*ln2 + r with a two-part ln2 (n*LN2_HI is exact,
+ * so no FMA is needed and every ISA gives the same bits), then Cephes' degree-6 polynomial: exp(x) =
+ * 2^n * (1 + r + q), |r| <= ln2/2, q = r^2 * P(r). exp_parts_lo/exp_parts_in return the parts so that a caller
+ * can add them exactly enough (the softmaxes: about 2e-8 relative error).
+ * Domain x <= 88; below -87.3 (and -inf) the scale is 0 with `clamp`, so callers that need those tiny terms take
+ * them elsewhere (log-softmax does, from libm in double). ---- */
+/* exp(x + lo) for a small lo (below an ulp of x): lo joins the reduced argument, where its rounding is harmless. */
+ALWAYS void exp_parts_lo(vf x, vf lo, vf *scale, vf *r, vf *q, const int clamp) {
+    const float LOG2E = 1.44269504088896341f, LN2_HI = 0.693359375f, LN2_LO = -2.12194440e-4f;
+    const float MAGIC = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer, kept in the low bits */
+    vi tiny = {0};
+    vf xc = x;
+    if (clamp) {
+        tiny = cmp_lt(x, splatf(-87.3f));
+        xc = selectf(cmp_le(x, splatf(88.0f)), x, splatf(88.0f)); /* also NaN: keeps the arithmetic below finite */
+        xc = selectf(tiny, splatf(0.0f), xc);
+    }
+    vf biased = fmadd(xc, splatf(LOG2E), splatf(MAGIC));
+    vf n = biased - MAGIC;
+    vf rr = fmadd(n, splatf(-LN2_LO), fmadd(n, splatf(-LN2_HI), xc)) + lo;
+    vf r2 = rr * rr; /* P by Estrin's scheme: a shorter chain than Horner's (see kernels.c's exp_q) */
+    vf p = fmadd(fmadd(fmadd(splatf(1.9875691500e-4f), rr, splatf(1.3981999507e-3f)), r2,
+                       fmadd(splatf(8.3334519073e-3f), rr, splatf(4.1665795894e-2f))),
+                 r2, fmadd(splatf(1.6666665459e-1f), rr, splatf(5.0000001201e-1f)));
+    *q = p * r2;
+    *r = rr;
+    *scale = (vf)(((vi)biased - (vi)splatf(MAGIC) + 127) << 23);
+    if (clamp) *scale = (vf)((vi)*scale & ~tiny);
+}
+
+/* exp(t + err) as eh + el, from exp_parts_lo's scale, r and q: eh = s * h exactly (1 + r = h + l, Fast2Sum) and el
+ * = s * (l + q + (h + q) * err), within about 2e-8 of the term; where `keep` is clear, both are 0. */
+ALWAYS void exp_split(vf t, vf err, vi keep, vf *eh, vf *el) {
+    vf sc, r, q;
+    exp_parts_lo(t, (vf)splati(INT32_MIN), &sc, &r, &q, 0); /* (lo = -0.0: t + -0.0 is t) */
+    vf h = r + 1.0f, l = r - (h - 1.0f);
+    *eh = (vf)((vi)(sc * h) & keep);
+    *el = (vf)((vi)(sc * fmadd(h + q, err, l + q)) & keep);
+}
+#endif
 
 /* c * exp(v) rounded once (also where the result is subnormal), for any v (NaN excepted: callers select), with
  * 2^n applied as 2^(n/2) * 2^(n - n/2): exp_normal's bits where that result is normal and c = 1. */
@@ -2574,12 +2620,19 @@ static void softmax_exact_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t 
  * dependency); without one, a float32 group keeps them in the output, a float16 group computes them again (the same
  * bits). Other groups take the exact double path above. */
 ALWAYS vf softmax_term(vf x, vf m) {
-    vf err, t = two_diff(x, m, &err), w;
+    vf err, t = two_diff(x, m, &err);
+#if defined(__AVX512F__)
+    vf w;
     vu scale;
     vf th = exp_table(t, err, &w, &scale);
     /* rounded once, in [2^-1, 2^2), then scaled exactly by a float power of two (a NaN stays NaN: an exponent
      * step added to its bits would not keep it so) */
     return fmadd(th, w, th) * (vf)(scale + 0x3f800000u);
+#else
+    vf s, r, q;
+    exp_parts_lo(t, err, &s, &r, &q, 0);
+    return s * ((q + r) + 1.0f);
+#endif
 }
 
 /* A SOFTMAX term: float16 groups in plain float32 (see fdsum). */

@@ -245,23 +245,12 @@ ALWAYS vf fmadd(vf a, vf b, vf c) {
 #endif
 }
 
-/* tab[idx & 31] in each lane (tab: 32 floats, aligned to 64 bytes). */
-ALWAYS vf lookup32(const float *tab, vi idx) {
 #if defined(__AVX512F__)
+/* tab[idx & 31] in each lane (tab: 32 floats, aligned to 64 bytes): one permute of two registers. */
+ALWAYS vf lookup32(const float *tab, vi idx) {
     return (vf)_mm512_permutex2var_ps(_mm512_load_ps(tab), (__m512i)idx, _mm512_load_ps(tab + 16));
-#elif defined(__AVX2__)
-    __m256i i;
-    memcpy(&i, &idx, sizeof i);
-    __m256 t = _mm256_i32gather_ps(tab, _mm256_and_si256(i, _mm256_set1_epi32(31)), 4);
-    vf r;
-    memcpy(&r, &t, sizeof r);
-    return r;
-#else
-    vf r;
-    for (int l = 0; l < LANES; l++) r[l] = tab[idx[l] & 31];
-    return r;
-#endif
 }
+#endif
 
 /* Non-temporal store of n bytes (16 or 32, p aligned to n) from v; a plain copy elsewhere and for other sizes. */
 ALWAYS void stream_bytes(void *p, const void *v, size_t n) {

@@ -319,7 +319,7 @@ def test_softmax_family_within_ulps(op, isa, specials):
         exact = FLOAT64[op](np.array(x.view), desc.axes)
         data_type = desc.input_tensor.data_type
         worst[data_type] = max(worst[data_type], ulps(np.array(compiled.view), exact))
-    # measured: LOG_SOFTMAX 1.25 and 0.51, SOFTMAX 1.52 (1.69 on a targeted set) and 0.51 (README "Speed")
+    # measured: LOG_SOFTMAX 1.27 and 0.51, SOFTMAX 1.77 (1.90 on a targeted set) and 0.51 (README "Speed")
     assert worst[T.FLOAT32] <= bound(op) and worst[T.FLOAT16] <= bound(op, np.float16), worst
 
 

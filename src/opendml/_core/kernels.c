@@ -554,41 +554,30 @@ ALWAYS void exp_split(vf t, vf err, vi keep, vf *eh, vf *el) {
 }
 
 #else
-/* ---- exp(x) in float32 arithmetic: Cody-Waite reduction x = n*ln2 + r with a two-part ln2 (n*LN2_HI is exact,
- * so no FMA is needed and every ISA gives the same bits), then Cephes' degree-6 polynomial: exp(x) =
- * 2^n * (1 + r + q), |r| <= ln2/2, q = r^2 * P(r). exp_parts_lo/exp_parts_in return the parts so that a caller
- * can add them exactly enough (the softmaxes: about 2e-8 relative error).
- * Domain x <= 88; below -87.3 (and -inf) the scale is 0 with `clamp`, so callers that need those tiny terms take
- * them elsewhere (log-softmax does, from libm in double). ---- */
-/* exp(x + lo) for a small lo (below an ulp of x): lo joins the reduced argument, where its rounding is harmless. */
-ALWAYS void exp_parts_lo(vf x, vf lo, vf *scale, vf *r, vf *q, const int clamp) {
+/* exp(x + lo) in float32 arithmetic, for a small lo (below an ulp of x; it joins the reduced argument, where its
+ * rounding is harmless) and x <= 88, as parts a caller can add exactly enough: Cody-Waite reduction x = n*ln2 + r
+ * with a two-part ln2 (n*LN2_HI is exact), then Cephes' degree-6 polynomial: exp(x) = 2^n * (1 + r + q), |r| <=
+ * ln2/2, q = r^2 * P(r). The scale 2^n is right for x >= -87.3 only: callers mask the other lanes. */
+ALWAYS void exp_parts_lo(vf x, vf lo, vf *scale, vf *r, vf *q) {
     const float LOG2E = 1.44269504088896341f, LN2_HI = 0.693359375f, LN2_LO = -2.12194440e-4f;
     const float MAGIC = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer, kept in the low bits */
-    vi tiny = {0};
-    vf xc = x;
-    if (clamp) {
-        tiny = cmp_lt(x, splatf(-87.3f));
-        xc = selectf(cmp_le(x, splatf(88.0f)), x, splatf(88.0f)); /* also NaN: keeps the arithmetic below finite */
-        xc = selectf(tiny, splatf(0.0f), xc);
-    }
-    vf biased = fmadd(xc, splatf(LOG2E), splatf(MAGIC));
+    vf biased = fmadd(x, splatf(LOG2E), splatf(MAGIC));
     vf n = biased - MAGIC;
-    vf rr = fmadd(n, splatf(-LN2_LO), fmadd(n, splatf(-LN2_HI), xc)) + lo;
-    vf r2 = rr * rr; /* P by Estrin's scheme: a shorter chain than Horner's (see kernels.c's exp_q) */
+    vf rr = fmadd(n, splatf(-LN2_LO), fmadd(n, splatf(-LN2_HI), x)) + lo;
+    vf r2 = rr * rr; /* P by Estrin's scheme: a shorter chain than Horner's (see exp_q) */
     vf p = fmadd(fmadd(fmadd(splatf(1.9875691500e-4f), rr, splatf(1.3981999507e-3f)), r2,
                        fmadd(splatf(8.3334519073e-3f), rr, splatf(4.1665795894e-2f))),
                  r2, fmadd(splatf(1.6666665459e-1f), rr, splatf(5.0000001201e-1f)));
     *q = p * r2;
     *r = rr;
     *scale = (vf)(((vi)biased - (vi)splatf(MAGIC) + 127) << 23);
-    if (clamp) *scale = (vf)((vi)*scale & ~tiny);
 }
 
 /* exp(t + err) as eh + el, from exp_parts_lo's scale, r and q: eh = s * h exactly (1 + r = h + l, Fast2Sum) and el
  * = s * (l + q + (h + q) * err), within about 2e-8 of the term; where `keep` is clear, both are 0. */
 ALWAYS void exp_split(vf t, vf err, vi keep, vf *eh, vf *el) {
     vf sc, r, q;
-    exp_parts_lo(t, (vf)splati(INT32_MIN), &sc, &r, &q, 0); /* (lo = -0.0: t + -0.0 is t) */
+    exp_parts_lo(t, (vf)splati(INT32_MIN), &sc, &r, &q); /* (lo = -0.0: t + -0.0 is t) */
     vf h = r + 1.0f, l = r - (h - 1.0f);
     *eh = (vf)((vi)(sc * h) & keep);
     *el = (vf)((vi)(sc * fmadd(h + q, err, l + q)) & keep);
@@ -2630,7 +2619,7 @@ ALWAYS vf softmax_term(vf x, vf m) {
     return fmadd(th, w, th) * (vf)(scale + 0x3f800000u);
 #else
     vf s, r, q;
-    exp_parts_lo(t, err, &s, &r, &q, 0);
+    exp_parts_lo(t, err, &s, &r, &q);
     return s * ((q + r) + 1.0f);
 #endif
 }

@@ -1626,12 +1626,12 @@ ALWAYS vf shifted_d(vf x, double a, double b) {                                 
     return narrow2((widen_lo(x) - a) - b, (widen_hi(x) - a) - b);
 }
 
-/* One vector of sum terms: count the maxima (x == m), add exp(x - m) of the others into a double sum (hi, the
- * part exact in float) and a float one (lo, the small corrections): x - m = t + err exactly (TwoSum), exp(t + err)
- * = eh + el (exp_split), good to about 3e-9 where a float exp would give 1e-7. Terms below e^-87 (float32's
- * normal range) are zero here and flag the group, which is then summed again with `slow` set, taking them in
- * double from libm as the float64 reference does: they decide whether a dominated maximum gives a subnormal,
- * -0.0 or 0.0. */
+/* One vector of sum terms: count the maxima (x == m), add exp(x - m) of the others into a double sum (hi, the part
+ * exact in float) and a float one (lo, the small corrections): x - m = t + err exactly (TwoSum), exp(t + err) = eh
+ * + el (exp_split), good to about 3e-9 (AVX-512; 2e-8 elsewhere) where a float exp would give 1e-7. Terms below
+ * e^-87 (float32's normal range) are zero here and flag the group, which is then summed again with `slow` set,
+ * taking them in double from libm as the float64 reference does: they decide whether a dominated maximum gives a
+ * subnormal, -0.0 or 0.0. */
 /* x - m = t + err exactly (TwoSum). */
 ALWAYS vf two_diff(vf x, vf m, vf *err) {
     vf t = x - m, bb = t - x;
@@ -2228,13 +2228,13 @@ ALWAYS int log_softmax_rows(const char *const in[], char *const out[], const int
 
 static int is_row(const rdims *R, const rctx *c) { return R->nd == 1 && R->si[0] == c->isize && R->so[0] == c->osize; }
 
-/* One run of LOG_SOFTMAX's outputs y = (x - m) - L. A `plain` group (a finite maximum, every entry within 87 of
- * it) and every float16 group take it in float32 with L rounded to float: x - m and that L lie on the same side
- * of 0 as y, no larger than |y|, so the three roundings (1.25 ulp) and L's own error (about 3e-9 relative:
- * add_terms) stay within 1.3 ulp of y (README "Speed"); other float32 groups (terms below e^-87 decide their L)
- * in double, rounded once. Every layout of a group takes the same rule (its sum may run in another order there:
- * L, and so a group's outputs, can then differ by an ulp, about one group in a hundred). `row` (a constant): a
- * packed row of the plain range, its stride known, and no output near float16's overflow threshold. */
+/* One run of LOG_SOFTMAX's outputs y = (x - m) - L. A `plain` group (a finite maximum, every entry within 87 of it)
+ * and every float16 group take it in float32 with L rounded to float: x - m and that L lie on the same side of 0 as
+ * y, no larger than |y|, so the three roundings (1.25 ulp) and L's own error (about 3e-9 relative with AVX-512,
+ * 2e-8 elsewhere: add_terms) stay within 1.3 (1.6) ulp of y (README "Speed"); other float32 groups (terms below
+ * e^-87 decide their L) in double, rounded once. Every layout of a group takes the same rule (its sum may run in
+ * another order there: L, and so a group's outputs, can then differ by an ulp, about one group in a hundred). `row`
+ * (a constant): a packed row of the plain range, its stride known, and no output near float16's overflow threshold. */
 ALWAYS void ls_out_run(const char *pi, char *po, const rdims *R, int f16, float m, double L, const int row,
                        int plain) {
     ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
@@ -2529,9 +2529,10 @@ static const char *at_flat(const char *in, const rdims *R, uint32_t flat) {
 
 /* ---- SOFTMAX: exp(x - max) / sum(exp(x - max)), all in double as the float64 reference, rounded once to float32
  * (float16: via float32). The maximum is the element ARGMAX selects (a NaN, if any). exp runs in double
- * (exp_shift: the float32 exp of LOG_SOFTMAX, then good to 2e-8, reached every output through the sum and left
- * softmax at 0.86 ulp): its error, below 1.4e-10, is far below float32's. A group without a finite maximum is all
- * NaN, as in LOG_SOFTMAX; a -inf entry, or one more than 708 below the maximum, adds 0 and gives 0. ---- */
+ * (exp_shift: LOG_SOFTMAX's float32 exp, good to 2e-8 when this path was written, reached every output through
+ * the sum and left softmax at 0.86 ulp): its error, below 1.4e-10, is far below float32's. A group without a
+ * finite maximum is all NaN, as in LOG_SOFTMAX; a -inf entry, or one more than 708 below the maximum, adds 0 and
+ * gives 0. ---- */
 /* a * b + c on doubles, fused where the ISA has FMA (softmax only: its bound is in ulps, not bits). */
 ALWAYS vd fmadd_d(vd a, vd b, vd c) {
 #if defined(__FMA__) || defined(__AVX512F__)
@@ -2601,13 +2602,13 @@ static void softmax_exact_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t 
 }
 
 /* The usual case, in float32: a group whose maximum m is finite and whose every entry lies within 87 of it (so
- * every term is a normal float and no -inf occurs). e = exp(x - m) in float32 from exp_table, rounded once at
- * normal precision and then scaled (x - m = t + err exactly by TwoSum; about 0.5 ulp); the sum of the e in double;
- * out = e * (1 / sum) rounded once (fscaled; one more rounding for outputs below about 2^-102): within 3 ulp
- * (README "Speed"; tests/test_backends.py measures it). The e are kept between the passes in a scratch row
- * (scratch_row: the output is then written once, and the sum taken in its own loop, so that the exp loop carries no
- * dependency); without one, a float32 group keeps them in the output, a float16 group computes them again (the same
- * bits). Other groups take the exact double path above. */
+ * every term is a normal float and no -inf occurs). e = exp(x - m) in float32 (x - m = t + err exactly by TwoSum):
+ * with AVX-512 from exp_table, rounded once at normal precision and then scaled (about 0.5 ulp), elsewhere as
+ * exp_parts_lo's parts (about 0.6 ulp); the sum of the e in double; out = e * (1 / sum) rounded once (fscaled; one
+ * more rounding for outputs below about 2^-102): within 3 ulp (README "Speed"; tests/test_backends.py measures it).
+ * The e are kept between the passes in a scratch row (scratch_row: the output is then written once, and the sum
+ * taken in its own loop, so that the exp loop carries no dependency); without one, a float32 group keeps them in
+ * the output, a float16 group computes them again (the same bits). Other groups take the exact double path above. */
 ALWAYS vf softmax_term(vf x, vf m) {
     vf err, t = two_diff(x, m, &err);
 #if defined(__AVX512F__)

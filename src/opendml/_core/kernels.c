@@ -1999,27 +1999,34 @@ ALWAYS vf row_at(const char *p, ptrdiff_t i, ptrdiff_t n, int f16, float pad) {
     return lanes_f(p + i * (f16 ? 2 : 4), f16 ? 2 : 4, n - i < LANES ? n - i : LANES, f16, pad);
 }
 
-/* The row's maximum and minimum (NaN entries skipped); 0 unless they are finite and within 87 of each other.
- * With `wide` (float16 rows), the row is also stored there as floats (n + LANES of them), so that the later
- * passes read it without converting again (a conversion takes a cycle a vector, a pass about five). */
-ALWAYS int row_range(const char *in, ptrdiff_t n, int f16, float *wide, float *top, float *low) {
+/* row_range's maxima and minima lane by lane (minima when `lo`, a constant), before the horizontal step. */
+ALWAYS void row_range_v(const char *in, ptrdiff_t n, int f16, float *wide, const int lo, vf *top, vf *low) {
     vf a = splatf(-INFINITY), b = a, c = splatf(INFINITY), d = c;
     ptrdiff_t i = 0;
     for (; i + 2 * LANES <= n; i += 2 * LANES) { /* (vmax(x, a) is a when x is NaN) */
         vf x = row_at(in, i, n, f16, 0), y = row_at(in, i + LANES, n, f16, 0);
         if (wide) storef(wide + i, x), storef(wide + i + LANES, y);
         a = vmax(x, a), b = vmax(y, b);
-        if (low) c = vmin(x, c), d = vmin(y, d);
+        if (lo) c = vmin(x, c), d = vmin(y, d);
     }
     for (; i < n; i += LANES) {
         vf x = row_at(in, i, n, f16, row_at(in, 0, 1, f16, 0)[0]); /* (padded with the first entry) */
         if (wide) storef(wide + i, x);
         a = vmax(x, a);
-        if (low) c = vmin(x, c);
+        if (lo) c = vmin(x, c);
     }
-    *top = hmaxf(vmax(a, b));
+    *top = vmax(a, b), *low = vmin(c, d);
+}
+
+/* The row's maximum and minimum (NaN entries skipped); 0 unless they are finite and within 87 of each other.
+ * With `wide` (float16 rows), the row is also stored there as floats (n + LANES of them), so that the later
+ * passes read it without converting again (a conversion takes a cycle a vector, a pass about five). */
+ALWAYS int row_range(const char *in, ptrdiff_t n, int f16, float *wide, float *top, float *low) {
+    vf a, c;
+    row_range_v(in, n, f16, wide, low != NULL, &a, &c);
+    *top = hmaxf(a);
     if (!low) return isfinite(*top);
-    *low = hminf(vmin(c, d));
+    *low = hminf(c);
     return *top - *low <= 87.0f; /* (false for infinities) */
 }
 
@@ -2148,9 +2155,10 @@ ALWAYS void ls_terms32(vf x, vf m, dsum *hi, vf *lo, vi *cnt) {
     *cnt -= eq;
 }
 
-/* The plain sum of a float32 row, the row's output lines fetched for writing on the way. */
-ALWAYS void ls_sum32(const char *in, char *out, ptrdiff_t n, const int ahead, ls_row *r) {
-    vf m = splatf(r->top), lo = {0};
+/* The plain sum of a float32 row, the row's output lines fetched for writing on the way: its terms in double
+ * lane by lane (`hi`, before the horizontal step) and the count of its maxima lane by lane. */
+ALWAYS void ls_sums32(const char *in, char *out, ptrdiff_t n, const int ahead, float top, dsum *sum, vi *count) {
+    vf m = splatf(top), lo = {0};
     vi cnt = {0};
     dsum hi = {0};
     ptrdiff_t i = 0;
@@ -2163,13 +2171,20 @@ ALWAYS void ls_sum32(const char *in, char *out, ptrdiff_t n, const int ahead, ls
             ls_terms32(loadf(in + i * 4), m, &hi, &lo, &cnt);
         }
         if (i < end) { /* a partial vector, padded with the maximum (counted as one, then taken back) */
-            ls_terms32(row_at(in, i, n, 0, r->top), m, &hi, &lo, &cnt);
+            ls_terms32(row_at(in, i, n, 0, top), m, &hi, &lo, &cnt);
             cnt[0] -= (int32_t)(i + LANES - n);
             i = end;
         }
         dsum_add(&hi, lo);
         lo = (vf){0};
     }
+    *sum = hi, *count = cnt;
+}
+
+ALWAYS void ls_sum32(const char *in, char *out, ptrdiff_t n, const int ahead, ls_row *r) {
+    dsum hi;
+    vi cnt;
+    ls_sums32(in, out, n, ahead, r->top, &hi, &cnt);
     r->count = (uint64_t)hsum_i64(cnt), r->rest = dsum_total(&hi);
 }
 
@@ -2379,6 +2394,64 @@ static void log_softmax_far(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t 
     }
 }
 
+/* ---- Short float32 rows (at most SHORT_ROW entries: a packed tensor's last axis of 64 or 128, common in models,
+ * whose per-row steps cost as much as its terms), LANES rows at a time: each stage runs for the whole block
+ * before the next, and the horizontal steps of all its rows go together (TR_REDUCE): the maxima and minima, the
+ * sums and the counts of the maxima, LOG_SOFTMAX's L of every row in one log1p. Each row gets the bits that
+ * log_softmax_rows and softmax_rows32 give it (the same passes lane by lane, the same halving order), so which
+ * rows share a block changes nothing. A row out of range, or with a NaN, goes to the general kernel alone. ---- */
+#ifndef SHORT_ROW
+#define SHORT_ROW 128
+#endif
+ALWAYS vf rows_max(vf *w) { TR_REDUCE(LANES, w, vmax); return w[0]; }
+ALWAYS vf rows_min(vf *w) { TR_REDUCE(LANES, w, vmin); return w[0]; }
+ALWAYS vf rows_sumf(vf *w) { TR_REDUCE(LANES, w, ADD_); return w[0]; }
+ALWAYS vdh rows_sumd(vdh *w) { TR_REDUCE(HALF_LANES, w, ADD_); return w[0]; }
+
+/* The maxima of a block's rows (`top`) and whether each is in range (`ok`: row_range's test). */
+ALWAYS void block_range(const char *in, ptrdiff_t gsi, ptrdiff_t n, float top[LANES], int32_t ok[LANES]) {
+    vf a[LANES], c[LANES];
+    for (int r = 0; r < LANES; r++) row_range_v(in + r * gsi, n, 0, NULL, 1, &a[r], &c[r]);
+    vf t = rows_max(a);
+    vi in_range = cmp_le(t - rows_min(c), splatf(87.0f)); /* (false for infinities) */
+    storef(top, t), memcpy(ok, &in_range, sizeof in_range);
+}
+
+/* A block's double sums, lane by lane, to one total a row (dsum_total's order). */
+ALWAYS void block_totals(const dsum sums[LANES], double total[LANES]) {
+    vdh w[LANES];
+    for (int r = 0; r < LANES; r++) w[r] = sums[r].lo + sums[r].hi;
+    vdh a = rows_sumd(w), b = rows_sumd(w + HALF_LANES);
+    memcpy(total, &a, sizeof a), memcpy(total + HALF_LANES, &b, sizeof b);
+}
+
+/* LOG_SOFTMAX of LANES float32 rows gsi bytes apart (see log_softmax_rows for the stages). */
+static void log_softmax_block(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, const rdims *R,
+                              const rctx *c) {
+    ptrdiff_t n = R->n[0];
+    float top[LANES];
+    int32_t ok[LANES];
+    double rest[LANES], L[LANES];
+    dsum sums[LANES];
+    vf counts[LANES];
+    block_range(in, gsi, n, top, ok);
+    for (int r = 0; r < LANES; r++) {
+        vi k;
+        ls_sums32(in + r * gsi, out + r * gso, n, LANES, top[r], &sums[r], &k);
+        counts[r] = __builtin_convertvector(k, vf); /* (exact, and so their sums: counts below 2^24) */
+    }
+    block_totals(sums, rest);
+    vf count = rows_sumf(counts);
+    vdh lo, hi; /* log_sum's log1p((count - 1) + rest), every row at once */
+    memcpy(&lo, rest, sizeof lo), memcpy(&hi, rest + HALF_LANES, sizeof hi);
+    lo = log1p_posh((widen_lo(count) - 1.0) + lo), hi = log1p_posh((widen_hi(count) - 1.0) + hi);
+    memcpy(L, &lo, sizeof lo), memcpy(L + HALF_LANES, &hi, sizeof hi);
+    for (int r = 0; r < LANES; r++) {
+        if (ok[r] && L[r] == L[r]) ls_out_run(in + r * gsi, out + r * gso, R, 0, top[r], L[r], 1, 1);
+        else log_softmax_c(in + r * gsi, out + r * gso, R, c);
+    }
+}
+
 /* Rows k at a time (k, f16: constants) while k remain; returns how many were done. */
 ALWAYS ptrdiff_t ls_row_groups(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count,
                                const rdims *R, const rctx *c, const int k, const int f16) {
@@ -2400,9 +2473,11 @@ static void log_softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gs
         log_softmax_far(in, gsi, out, gso, count, R, c);
         return;
     }
+    if (is_row(R, c) && !f16 && R->n[0] <= SHORT_ROW)
+        for (; g + LANES <= count; g += LANES) log_softmax_block(in + g * gsi, gsi, out + g * gso, gso, R, c);
     if (is_row(R, c) && R->n[0] <= LS_ROWS_LONGEST)
-        g = f16 ? ls_row_groups(in, gsi, out, gso, count, R, c, ROWS_MAX, 1)
-                : ls_row_groups(in, gsi, out, gso, count, R, c, ROWS_MAX, 0);
+        g += f16 ? ls_row_groups(in + g * gsi, gsi, out + g * gso, gso, count - g, R, c, ROWS_MAX, 1)
+                 : ls_row_groups(in + g * gsi, gsi, out + g * gso, gso, count - g, R, c, ROWS_MAX, 0);
     for (; g < count; g++)
         log_softmax_group(in + g * gsi, out + g * gso, R, c, g + 1 < count ? gsi : 0, g + 1 < count ? gso : 0);
 }
@@ -2654,7 +2729,7 @@ ALWAYS vf softmax_scaled(vf e, double inv, int f16) { return f16 ? e * (float)in
  * stores as it computed (a load across two vectors stored a moment before, still in the store queue, would wait
  * for both). */
 /* The terms of a row into keep (the next row `ahead` rows on fetched meanwhile); returns their sum. */
-ALWAYS double softmax_sum32(const char *in, char *out, ptrdiff_t n, ptrdiff_t ahead, float top, float *keep) {
+ALWAYS dsum softmax_sum32(const char *in, char *out, ptrdiff_t n, ptrdiff_t ahead, float top, float *keep) {
     vf m = splatf(top);
     dsum sum = {0};
     ptrdiff_t i = 0;
@@ -2670,7 +2745,7 @@ ALWAYS double softmax_sum32(const char *in, char *out, ptrdiff_t n, ptrdiff_t ah
         storef(keep + i, e);
         dsum_add(&sum, e);
     }
-    return dsum_total(&sum);
+    return sum; /* (lane by lane: dsum_total adds them) */
 }
 
 ALWAYS void softmax_out32(char *out, ptrdiff_t n, const float *keep, double total, int aligned) {
@@ -2702,7 +2777,10 @@ ALWAYS int softmax_rows32(const char *const in[], char *const out[], const int k
         if (!keep[r]) return 0;
         if (aligned) keep[r] += ((uintptr_t)out[r] - (uintptr_t)keep[r]) % (LANES * 4) / 4;
     }
-    for (int r = 0; r < k; r++) total[r] = softmax_sum32(in[r], out[r], n, k, top[r], keep[r]);
+    for (int r = 0; r < k; r++) {
+        dsum sum = softmax_sum32(in[r], out[r], n, k, top[r], keep[r]);
+        total[r] = dsum_total(&sum);
+    }
     for (int r = 0; r < k; r++)
         if (total[r] != total[r]) return 0; /* a NaN entry */
     for (int r = 0; r < k; r++) softmax_out32(out[r], n, keep[r], total[r], aligned);
@@ -2842,12 +2920,36 @@ static void softmax_group(const char *in, char *out, const rdims *R, const rctx 
 }
 static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) { softmax_group(in, out, R, c, 0, 0); }
 
+/* SOFTMAX of LANES float32 rows gsi bytes apart (see the short rows before log_softmax_block; the stages and each
+ * row's bits as softmax_rows32's). */
+static void softmax_block(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, const rdims *R, const rctx *c) {
+    ptrdiff_t n = R->n[0];
+    float top[LANES], stack[LANES * (SHORT_ROW + 2 * LANES)], *keep[LANES];
+    int32_t ok[LANES];
+    double total[LANES];
+    dsum sums[LANES];
+    int aligned = n >= 16 * LANES;
+    block_range(in, gsi, n, top, ok);
+    for (int r = 0; r < LANES; r++) {
+        keep[r] = stack + r * (n + 2 * LANES);
+        if (aligned) keep[r] += ((uintptr_t)(out + r * gso) - (uintptr_t)keep[r]) % (LANES * 4) / 4;
+        sums[r] = softmax_sum32(in + r * gsi, out + r * gso, n, LANES, top[r], keep[r]);
+    }
+    block_totals(sums, total);
+    for (int r = 0; r < LANES; r++) {
+        if (ok[r] && total[r] == total[r]) softmax_out32(out + r * gso, n, keep[r], total[r], aligned);
+        else softmax_c(in + r * gsi, out + r * gso, R, c);
+    }
+}
+
 /* Short rows ROWS_MAX at a time (see softmax_rows32, softmax_rows16); any other group alone. */
 static void softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R,
                       const rctx *c) {
     ptrdiff_t g = 0;
+    int f16 = c->in_dtype == ODML_F16;
+    if (is_row(R, c) && !f16 && R->n[0] <= SHORT_ROW)
+        for (; g + LANES <= count; g += LANES) softmax_block(in + g * gsi, gsi, out + g * gso, gso, R, c);
     if (is_row(R, c) && R->n[0] <= SM_ROWS_LONGEST) {
-        int f16 = c->in_dtype == ODML_F16;
         float stack[SM_STACK + 2 * LANES];
         for (; g + ROWS_MAX <= count; g += ROWS_MAX) {
             const char *ins[ROWS_MAX];

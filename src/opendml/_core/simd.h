@@ -17,10 +17,13 @@
 
 #if defined(__AVX512F__)
 #define LANES 16
+#define HALF_LANES 8
 #elif defined(__AVX__)
 #define LANES 8
+#define HALF_LANES 4
 #else
 #define LANES 4
+#define HALF_LANES 2
 #endif
 #define VEC(T) __attribute__((vector_size(LANES * sizeof(T))))
 typedef float vf VEC(float);
@@ -63,6 +66,31 @@ typedef double vd VEC(double);
 #define ADD_(a, b) ((a) + (b))
 HALVES(double, hsum_d, ADD_)
 HALVES(int32_t, hsum_i, ADD_)
+
+/* ---- The horizontal reductions of N vectors of N lanes at once (a block of rows, one vector each): lane r of
+ * the result is OP over the lanes of w[r], combined in the halving order above (lane i with lane i + N/2, then
+ * i + N/4, ...: the bits of reducing each vector alone), at under three instructions a vector instead of
+ * 2 log2(N). A level pairs w[2j] and w[2j+1], whose lanes hold segments of 2h partial results (a segment a
+ * row, w[2j]'s rows then w[2j+1]'s), and halves the segments: lo takes each segment's first h lanes, hi its last
+ * h, and OP(lo, hi) lands in w[j]. w is overwritten; the result is w[0]. ---- */
+#define TR_I(p, h, o) (((p) / (h)) * 2 * (h) + (p) % (h) + (o)) /* lane p's source in the pair's 2N lanes */
+#define TR_2(h, o) TR_I(0, h, o), TR_I(1, h, o)
+#define TR_4(h, o) TR_2(h, o), TR_I(2, h, o), TR_I(3, h, o)
+#define TR_8(h, o) TR_4(h, o), TR_I(4, h, o), TR_I(5, h, o), TR_I(6, h, o), TR_I(7, h, o)
+#define TR_16(h, o)                                                                                             \
+    TR_8(h, o), TR_I(8, h, o), TR_I(9, h, o), TR_I(10, h, o), TR_I(11, h, o), TR_I(12, h, o), TR_I(13, h, o),      \
+        TR_I(14, h, o), TR_I(15, h, o)
+#define TR_LEVEL(N, w, k, h, OP)                                                                                \
+    for (int j_ = 0; j_ < (k) / 2; j_++)                                                                        \
+        (w)[j_] = OP(__builtin_shufflevector((w)[2 * j_], (w)[2 * j_ + 1], TR_##N(h, 0)),                         \
+                     __builtin_shufflevector((w)[2 * j_], (w)[2 * j_ + 1], TR_##N(h, h)));
+#define TR_REDUCE_2(w, OP) TR_LEVEL(2, w, 2, 1, OP)
+#define TR_REDUCE_4(w, OP) TR_LEVEL(4, w, 4, 2, OP) TR_LEVEL(4, w, 2, 1, OP)
+#define TR_REDUCE_8(w, OP) TR_LEVEL(8, w, 8, 4, OP) TR_LEVEL(8, w, 4, 2, OP) TR_LEVEL(8, w, 2, 1, OP)
+#define TR_REDUCE_16(w, OP)                                                                                     \
+    TR_LEVEL(16, w, 16, 8, OP) TR_LEVEL(16, w, 8, 4, OP) TR_LEVEL(16, w, 4, 2, OP) TR_LEVEL(16, w, 2, 1, OP)
+#define TR_REDUCE_(N, w, OP) TR_REDUCE_##N(w, OP)
+#define TR_REDUCE(N, w, OP) TR_REDUCE_(N, w, OP) /* (N: LANES or HALF_LANES, expanded to its number first) */
 
 /* ---- Lane comparisons (masks: all ones where true), max and min: on AVX2 and SSE2 the native instruction on
  * each register-wide piece of the vector (one piece at LANES 8 and 4), elsewhere the operators (AVX-512;

@@ -2394,14 +2394,14 @@ static void log_softmax_far(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t 
     }
 }
 
-/* ---- Short float32 rows (at most SHORT_ROW entries: a packed tensor's last axis of 64 or 128, common in models,
+/* ---- Short float32 rows (at most SHORT_ROW entries: a packed tensor's last axis of 64 to 256, common in models,
  * whose per-row steps cost as much as its terms), LANES rows at a time: each stage runs for the whole block
  * before the next, and the horizontal steps of all its rows go together (TR_REDUCE): the maxima and minima, the
  * sums and the counts of the maxima, LOG_SOFTMAX's L of every row in one log1p. Each row gets the bits that
  * log_softmax_rows and softmax_rows32 give it (the same passes lane by lane, the same halving order), so which
  * rows share a block changes nothing. A row out of range, or with a NaN, goes to the general kernel alone. ---- */
 #ifndef SHORT_ROW
-#define SHORT_ROW 128
+#define SHORT_ROW 256
 #endif
 ALWAYS vf rows_max(vf *w) { TR_REDUCE(LANES, w, vmax); return w[0]; }
 ALWAYS vf rows_min(vf *w) { TR_REDUCE(LANES, w, vmin); return w[0]; }

@@ -46,6 +46,10 @@ REDUCE_INPUTS = {
 }  # fmt: skip
 
 
+#: Floats a vector holds per ISA (a kernel's vector width).
+ISA_LANES = {"avx512": 16, "avx2": 8, "baseline": 4}
+
+
 @pytest.fixture(params=_core.isas() if dml.COMPILED_AVAILABLE else ["none"])
 def isa(request):
     before = _core.isa()
@@ -415,16 +419,23 @@ def test_log_softmax_long_strided_group(isa):
 @pytest.mark.parametrize("op", sorted(FLOAT64))
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
 def test_softmax_family_contiguous_rows(op, dtype, isa):
-    """Packed last-axis rows (the kernels' straight-loop path) of every length up to 70 and a few long ones, each
-    row plain or with one entry that sends it back to the general kernel (NaN, +-inf, far below the maximum)."""
+    """Packed last-axis rows (the kernels' straight-loop paths: float32 rows up to SHORT_ROW long go a block of
+    LANES rows at a time) of every length up to 70 and a few long ones, 37 rows (blocks and a rest on every ISA),
+    each plain or with one entry that sends it back to the general kernel (NaN, +-inf, far below the maximum).
+    A row's outputs are those it gets alone, bit for bit, whatever shares its block (rows shorter than a vector go
+    across rows instead, a strip of rows taking SOFTMAX's exact path together when one holds a NaN or an
+    infinity: there a row's outputs can differ by an ulp with its neighbours)."""
     rng = np.random.default_rng([len(op), np.dtype(dtype).itemsize, len(isa)])
     call = {"softmax": functional.activation_softmax1, "log_softmax": functional.activation_log_softmax1}[op]
-    for n in [*range(1, 71), 512, 1000, 4100]:
-        x = (rng.standard_normal((6, n)) * rng.choice([1.0, 10.0])).astype(dtype)
-        for row, special in zip(x[1:], [np.nan, np.inf, -np.inf, -100.0, 100.0]):
-            row[rng.integers(n)] = special
+    for n in [*range(1, 71), 128, 255, 256, 257, 512, 1000, 4100]:
+        x = (rng.standard_normal((37, n)) * rng.choice([1.0, 10.0], (37, 1))).astype(dtype)
+        for row, special in zip([1, 6, 17, 20, 35], [np.nan, np.inf, -np.inf, -100.0, 100.0]):
+            x[row, rng.integers(n)] = special
         got = call(x, (1,), device=COMPILED)
         assert ulps(got, FLOAT64[op](x, (1,))) <= bound(op, dtype), n
+        for row in (0, 1, 5, 16, 20, 31, 36) if n >= ISA_LANES.get(isa, 16) else ():
+            alone = call(x[row : row + 1], (1,), device=COMPILED)
+            assert alone.tobytes() == got[row : row + 1].tobytes(), (n, row)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])

@@ -2662,8 +2662,9 @@ static void softmax_exact_c(const char *in, char *out, const rdims *R, const rct
     SOFTMAX_PASS(lanes_f(pi + i * s, s, k, f16, 0), LANES, put_lanes_f(po + i * so, so, k, f16, narrow(e * inv)));
 }
 
+/* The exact path over a strip's nl lanes, writing the lanes of `only` (a bit a lane). */
 static void softmax_exact_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, int nl, const rdims *R,
-                      const rctx *c) {
+                            const rctx *c, unsigned only) {
     int f16 = c->in_dtype == ODML_F16;
     vu id = f16 ? f16_argmax_strip(in, lsi, nl, R, 0) : f32_argmax_strip(in, lsi, nl, R, 0);
     vd m = {0}, sum = {0};
@@ -2673,7 +2674,15 @@ static void softmax_exact_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t 
     }
     SOFTMAX_PASS(lanes_f(pi + i * s, lsi, nl, f16, 0), 1, sum += e);
     vd inv = 1.0 / sum;
-    SOFTMAX_PASS(lanes_f(pi + i * s, lsi, nl, f16, 0), 1, put_lanes_f(po + i * so, lso, nl, f16, narrow(e * inv)));
+    SOFTMAX_PASS(lanes_f(pi + i * s, lsi, nl, f16, 0), 1, {
+        vf y = narrow(e * inv);
+        if (only == (1u << nl) - 1) {
+            put_lanes_f(po + i * so, lso, nl, f16, y);
+        } else {
+            for (int l = 0; l < nl; l++)
+                if (only >> l & 1) put_lanes_f(po + i * so + l * lso, lso, 1, f16, (vf){0} + y[l]);
+        }
+    });
 }
 
 /* The usual case, in float32: a group whose maximum m is finite and whose every entry lies within 87 of it (so
@@ -2980,9 +2989,11 @@ static void softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, i
         char *ov = out + v * LANES * lso;
         float *wv = wide ? wide + v * LANES : NULL;
         int k = sub_nl(nl, v);
-        exact[v] = ANY(~((mn[v] - m[v]) >= -87.0f) | ~((m[v] - m[v]) == 0.0f));
-        if (exact[v]) {
-            softmax_exact_s(iv, lsi, ov, lso, k, R, c);
+        /* the lanes out of range (or with a maximum not finite) take the exact path, all of them at once after
+         * this one has written every lane: a lane's outputs do not depend on its neighbours */
+        exact[v] = (int)(lane_mask(~((mn[v] - m[v]) >= -87.0f) | ~((m[v] - m[v]) == 0.0f)) & ((1u << k) - 1));
+        if (exact[v] == (int)((1u << k) - 1)) {
+            softmax_exact_s(iv, lsi, ov, lso, k, R, c, (1u << k) - 1);
             continue;
         }
         dsum sum = {0};
@@ -3001,9 +3012,9 @@ static void softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, i
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], so = R->so[R->nd - 1];
         for (ptrdiff_t i = 0; i < n; i++)
             for (int v = 0; v < nv; v++) {
-                if (exact[v]) continue;
-                char *to = po + i * so + v * LANES * lso;
                 int k = sub_nl(nl, v);
+                if (exact[v] == (int)((1u << k) - 1)) continue;
+                char *to = po + i * so + v * LANES * lso;
                 vf e = wide  ? loadf(wide + v * LANES + (flat + i) * ws)
                        : f16 ? softmax_term_of(lanes_f(pi + i * s + v * LANES * lsi, lsi, k, 1, 0), m[v], 1)
                              : lanes_f(to, lso, k, 0, 0);
@@ -3013,6 +3024,11 @@ static void softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, i
                 put_lanes_f(to, lso, k, f16, dsum_scale(e, &inv[v]));
             }
     });
+    for (int v = 0; v < nv; v++) {
+        int k = sub_nl(nl, v);
+        if (exact[v] && exact[v] != (int)((1u << k) - 1))
+            softmax_exact_s(in + v * LANES * lsi, lsi, out + v * LANES * lso, lso, k, R, c, (unsigned)exact[v]);
+    }
 }
 
 /* ---- SUM, SUM_SQUARE, L1, AVERAGE on floats: terms and sums in double (exact terms: |x| and x*x of a float32

@@ -2403,6 +2403,7 @@ static void log_softmax_far(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t 
 #ifndef SHORT_ROW
 #define SHORT_ROW 256
 #endif
+_Static_assert(SHORT_ROW < 1 << 24, "a block row's count of maxima exact as a float");
 ALWAYS vf rows_max(vf *w) { TR_REDUCE(LANES, w, vmax); return w[0]; }
 ALWAYS vf rows_min(vf *w) { TR_REDUCE(LANES, w, vmin); return w[0]; }
 ALWAYS vf rows_sumf(vf *w) { TR_REDUCE(LANES, w, ADD_); return w[0]; }

@@ -2679,9 +2679,12 @@ static void softmax_exact_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t 
         vf y = narrow(e * inv);
         if (only == (1u << nl) - 1) {
             put_lanes_f(po + i * so, lso, nl, f16, y);
-        } else {
+        } else { /* the lanes asked for, converted together, stored one by one */
+            char b[LANES * 4];
+            if (f16) store_f16(b, y);
+            else storef(b, y);
             for (int l = 0; l < nl; l++)
-                if (only >> l & 1) put_lanes_f(po + i * so + l * lso, lso, 1, f16, (vf){0} + y[l]);
+                if (only >> l & 1) memcpy(po + i * so + l * lso, b + l * (f16 ? 2 : 4), f16 ? 2 : 4);
         }
     });
 }

@@ -1004,6 +1004,7 @@ ALWAYS vu iota(void) { /* 0, 1, ..., LANES - 1 (folded to a constant) */
 #define PANEL_AHEAD 8 /* steps (measured: 1 -> 8 took SOFTMAX1 float32 over axis 1 of (64, 512, 512) 14.8 -> 12.4 ms) */
 #endif
 ALWAYS int sub_nl(int nl, int v) { return nl - v * LANES < LANES ? nl - v * LANES : LANES; }
+ALWAYS unsigned first_lanes(int k) { return (1u << k) - 1; } /* the lane mask of lanes 0 to k - 1 */
 #define CHAINS 4 /* independent running states per contiguous run */
 
 static void store_index(char *p, int dtype, uint32_t v) {
@@ -2156,7 +2157,7 @@ ALWAYS void ls_terms32(vf x, vf m, dsum *hi, vf *lo, vi *cnt) {
 }
 
 /* The plain sum of a float32 row, the row's output lines fetched for writing on the way: its terms in double
- * lane by lane (`hi`, before the horizontal step) and the count of its maxima lane by lane. */
+ * lane by lane (`sum`, before the horizontal step) and the count of its maxima lane by lane. */
 ALWAYS void ls_sums32(const char *in, char *out, ptrdiff_t n, const int ahead, float top, dsum *sum, vi *count) {
     vf m = splatf(top), lo = {0};
     vi cnt = {0};
@@ -2677,7 +2678,7 @@ static void softmax_exact_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t 
     vd inv = 1.0 / sum;
     SOFTMAX_PASS(lanes_f(pi + i * s, lsi, nl, f16, 0), 1, {
         vf y = narrow(e * inv);
-        if (only == (1u << nl) - 1) {
+        if (only == first_lanes(nl)) {
             put_lanes_f(po + i * so, lso, nl, f16, y);
         } else { /* the lanes asked for, converted together, stored one by one */
             char b[LANES * 4];
@@ -2986,7 +2987,7 @@ static void softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, i
     ptrdiff_t ws;
     vf m[PANEL_MAX], mn[PANEL_MAX];
     dsum inv[PANEL_MAX];
-    int exact[PANEL_MAX];
+    unsigned exact[PANEL_MAX]; /* a strip's lanes out of range (see below) */
     if (!softmax_panel_start(softmax_s, in, lsi, out, lso, nl, R, c, m, mn, &ws, &next)) return;
     for (int v = 0; v < nv; v++) {
         const char *iv = in + v * LANES * lsi;
@@ -2995,9 +2996,9 @@ static void softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, i
         int k = sub_nl(nl, v);
         /* the lanes out of range (or with a maximum not finite) take the exact path, all of them at once after
          * this one has written every lane: a lane's outputs do not depend on its neighbours */
-        exact[v] = (int)(lane_mask(~((mn[v] - m[v]) >= -87.0f) | ~((m[v] - m[v]) == 0.0f)) & ((1u << k) - 1));
-        if (exact[v] == (int)((1u << k) - 1)) {
-            softmax_exact_s(iv, lsi, ov, lso, k, R, c, (1u << k) - 1);
+        exact[v] = lane_mask(~((mn[v] - m[v]) >= -87.0f) | ~((m[v] - m[v]) == 0.0f)) & first_lanes(k);
+        if (exact[v] == first_lanes(k)) {
+            softmax_exact_s(iv, lsi, ov, lso, k, R, c, exact[v]);
             continue;
         }
         dsum sum = {0};
@@ -3017,7 +3018,7 @@ static void softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, i
         for (ptrdiff_t i = 0; i < n; i++)
             for (int v = 0; v < nv; v++) {
                 int k = sub_nl(nl, v);
-                if (exact[v] == (int)((1u << k) - 1)) continue;
+                if (exact[v] == first_lanes(k)) continue;
                 char *to = po + i * so + v * LANES * lso;
                 vf e = wide  ? loadf(wide + v * LANES + (flat + i) * ws)
                        : f16 ? softmax_term_of(lanes_f(pi + i * s + v * LANES * lsi, lsi, k, 1, 0), m[v], 1)
@@ -3030,8 +3031,8 @@ static void softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, i
     });
     for (int v = 0; v < nv; v++) {
         int k = sub_nl(nl, v);
-        if (exact[v] && exact[v] != (int)((1u << k) - 1))
-            softmax_exact_s(in + v * LANES * lsi, lsi, out + v * LANES * lso, lso, k, R, c, (unsigned)exact[v]);
+        if (exact[v] && exact[v] != first_lanes(k))
+            softmax_exact_s(in + v * LANES * lsi, lsi, out + v * LANES * lso, lso, k, R, c, exact[v]);
     }
 }
 

@@ -442,6 +442,33 @@ def test_softmax_family_contiguous_rows(op, dtype, isa):
             assert alone.tobytes() == got[row : row + 1].tobytes(), (n, row)
 
 
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_softmax_family_far_groups(op, dtype, isa):
+    """Groups over (0, 2) whose runs lie a multiple of 4 KiB apart (and float32 LOG_SOFTMAX's long runs), which go
+    a block of adjacent groups at a time, packed (see FAR_COPY in kernels.c), with groups that go back to the
+    general kernel (NaN, +-inf, far below the maximum) among them: within the bound of float64; the plain groups'
+    outputs the same with the special groups made plain; a group taken alone (its view, no block) the same bit for
+    bit where both use the packed copy (SOFTMAX, float16 LOG_SOFTMAX)."""
+    rng = np.random.default_rng([len(op), np.dtype(dtype).itemsize, len(isa), 2])
+    call = {"softmax": functional.activation_softmax1, "log_softmax": functional.activation_log_softmax1}[op]
+    for shape in [(4, 8, 512), (3, 16, 256), (5, 64, 64), (2, 70, 64), (3, 5, 600)]:
+        x = (rng.standard_normal(shape) * 3).astype(dtype)
+        plain = call(x, (0, 2), device=COMPILED)
+        special_groups = [1, 3, 4]
+        for group, special in zip(special_groups, [np.nan, np.inf, -100.0]):
+            x[rng.integers(shape[0]), group, rng.integers(shape[2])] = special
+        x[0, 3, 0] = -np.inf
+        got = call(x, (0, 2), device=COMPILED)
+        assert ulps(got, FLOAT64[op](x, (0, 2))) <= bound(op, dtype), shape
+        others = np.setdiff1d(np.arange(shape[1]), special_groups)
+        assert got[:, others].tobytes() == plain[:, others].tobytes(), shape
+        if op == "softmax" or dtype == np.float16:
+            for group in (0, 1, 2, shape[1] - 1):
+                alone = call(x[:, group : group + 1], (0, 2), device=COMPILED)
+                assert alone.tobytes() == np.ascontiguousarray(got[:, group : group + 1]).tobytes(), (shape, group)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
 def test_reductions_of_contiguous_rows(dtype, isa):
     """REDUCE over packed last-axis rows (straight loops) of every length up to 70 and a few long ones, with NaN,

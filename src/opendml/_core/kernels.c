@@ -908,6 +908,7 @@ typedef struct {
     int in_dtype, out_dtype, isize, osize, last; /* last: ODML_LAST | ODML_MIN flags */
     ptrdiff_t scratch_n; /* floats of scratch row each task allocates for its groups (0: none; see scratch_row) */
     float *scratch;
+    int far_gb; /* the softmaxes' far groups: how many a block packs into the scratch (0: none; see FAR_COPY) */
 } rctx;
 
 /* contig: reduce the one group at `in`, writing at `out`. strip: reduce nl <= 16 groups side by side, lane l at
@@ -929,9 +930,9 @@ static int far_adjacent(const rdims *R, ptrdiff_t gsi, const rctx *c) {
     return R->nd >= 2 && R->si[R->nd - 1] == c->isize && gsi == R->n[R->nd - 1] * c->isize;
 }
 /* The blocks of count groups: the first group g0 of each and its size gb. */
-#define FOR_BLOCKS(count, g0, gb)                                                                               \
-    for (ptrdiff_t g0 = 0, gb = 0; g0 < (count) && (gb = (count) - g0 < GROUP_BLOCK ? (count) - g0 : GROUP_BLOCK); \
-         g0 += GROUP_BLOCK)
+#define FOR_BLOCKS_OF(count, g0, gb, B)                                                                         \
+    for (ptrdiff_t g0 = 0, gb = 0; g0 < (count) && (gb = (count) - g0 < (B) ? (count) - g0 : (B)); g0 += (B))
+#define FOR_BLOCKS(count, g0, gb) FOR_BLOCKS_OF(count, g0, gb, GROUP_BLOCK)
 
 /* ID##_r: the run of groups as a loop over the red_contig ID##_c (no per-group trip through the engine). */
 #define RUN_LOOP(ID) for (ptrdiff_t g = 0; g < count; g++) ID##_c(in + g * gsi, out + g * gso, R, c)
@@ -2109,7 +2110,7 @@ ALWAYS double rest16_wide(const float *wide, const char *in, ptrdiff_t n, float 
     rest16_state st = {{0}, {{{0}, {0}}, {0}, 0}, 0};
     vf m = splatf(top);
     for (ptrdiff_t i = 0; i < n; i += LANES) { /* (padding equals the max: counted, then taken back) */
-        __builtin_prefetch(in + (i + ahead * n) * 2);
+        if (ahead) __builtin_prefetch(in + (i + ahead * n) * 2);
         rest16_add(i + LANES <= n ? loadf(wide + i) : selectf(IOTA < (vu){0} + (uint32_t)(n - i), loadf(wide + i), m),
                    m, &st);
     }
@@ -2272,9 +2273,32 @@ ALWAYS void ls_out_run(const char *pi, char *po, const rdims *R, int f16, float 
     }
 }
 
+/* L of a plain group (a finite maximum m, every entry within 87 of it) from its packed copy `wide` (see
+ * group_scan): float32 by log_sum_kept (its terms' main parts in the scratch row kh), float16 by rest16. */
+static double ls_copy_L(const float *wide, ptrdiff_t count, int f16, float m, float *kh) {
+    if (f16) {
+        uint64_t n;
+        double rest = rest16_wide(wide, NULL, count, m, 0, &n);
+        return log_sum(n, rest);
+    }
+    const rdims P = {1, {count}, {4}, {4}}; /* the copy, one run of floats */
+    return log_sum_kept((const char *)wide, &P, 0, m, kh);
+}
+
+/* The outputs (x - m) - L of one output run (n elements so bytes apart) from the run's packed copy w (the next
+ * group's run, ahead_out bytes on, fetched for writing meanwhile when it is not 0). */
+ALWAYS void ls_out_copy(const float *w, char *po, ptrdiff_t n, ptrdiff_t so, int f16, float m, double L,
+                        ptrdiff_t ahead_out) {
+    vf vm = splatf(m), l = float16_shift(L);
+    for (ptrdiff_t i = 0; i < n; i += LANES) {
+        if (ahead_out) __builtin_prefetch(po + i * so + ahead_out, 1);
+        put_lanes_f(po + i * so, so, n - i < LANES ? n - i : LANES, f16, (loadf(w + i) - vm) - l);
+    }
+}
+
 /* LOG_SOFTMAX of one group (`ahead_in`, `ahead_out`: see softmax_group). A plain group (a finite maximum, every
- * entry within 87 of it) is packed into a scratch row as it is scanned (see group_scan), its sum (log_sum_kept's,
- * its terms' main parts in a second scratch row) and its outputs read from there. */
+ * entry within 87 of it) is packed into a scratch row as it is scanned (see group_scan), its sum (ls_copy_L) and
+ * its outputs read from there. */
 static void log_softmax_group(const char *in, char *out, const rdims *R, const rctx *c, ptrdiff_t ahead_in,
                               ptrdiff_t ahead_out) {
     int f16 = c->in_dtype == ODML_F16;
@@ -2288,22 +2312,10 @@ static void log_softmax_group(const char *in, char *out, const rdims *R, const r
     int plain = isfinite(m) && low - m >= -87.0f;
     double L = NAN;
     if (plain && wide) {
-        const rdims P = {1, {count}, {4}, {4}}; /* the packed copy, one run of floats */
-        if (f16) {
-            uint64_t n;
-            double rest = rest16_wide(wide, in, count, m, 0, &n);
-            L = log_sum(n, rest);
-        } else {
-            L = log_sum_kept((const char *)wide, &P, 0, m, kh);
-        }
-        vf vm = splatf(m), l = float16_shift(L);
+        L = ls_copy_L(wide, count, f16, m, kh);
         FOR_RUNS(R, in, out, pi, po, flat, {
             (void)pi; /* (outputs from the copy) */
-            ptrdiff_t n = R->n[R->nd - 1], so = R->so[R->nd - 1];
-            for (ptrdiff_t i = 0; i < n; i += LANES) {
-                if (ahead_out) __builtin_prefetch(po + i * so + ahead_out, 1);
-                put_lanes_f(po + i * so, so, n - i < LANES ? n - i : LANES, f16, (loadf(wide + flat + i) - vm) - l);
-            }
+            ls_out_copy(wide + flat, po, R->n[R->nd - 1], R->so[R->nd - 1], f16, m, L, ahead_out);
         });
         return;
     }
@@ -2333,13 +2345,31 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
     log_softmax_group(in, out, R, c, 0, 0);
 }
 
-/* The maxima of gb adjacent groups with far runs (see GROUP_BLOCK), run by run, and whether each is plain for the
- * softmaxes: a finite maximum, every entry within 87 of it. */
-static void block_scan(const char *in, ptrdiff_t gsi, int gb, const rdims *R, int f16, float *m, int *plain) {
+/* ---- The softmaxes' far groups (see GROUP_BLOCK), where reduce picks them (runs a multiple of 4 KiB apart:
+ * a group's runs then share a few cache sets, and a group at a time loses its fetches of the next group before
+ * it reaches them): a block of c->far_gb adjacent groups is scanned run by run, in pieces of runs laid end to end,
+ * and (SOFTMAX, float16 LOG_SOFTMAX) packed there, group by group, into the task's scratch, a group every
+ * count + LANES floats, as floats; each plain group's sum and outputs then come from its copy as in
+ * softmax_group and log_softmax_group (the same functions: the same bits), the outputs written run by run across
+ * the block. Over (0, 2) of (64, 512, 512), one thread, against a group at a time (SOFTMAX) or three passes of
+ * the input (float16 LOG_SOFTMAX): SOFTMAX float32 17.8 -> 13.1 ms, float16 8.1 -> 7.6, LOG_SOFTMAX float16
+ * 9.3 -> 7.9. A block's pieces must be long (copies within 512 KiB, which the core's L2 keeps, left pieces of
+ * 8 KiB: 14 -> 20 ms for float32 LOG_SOFTMAX), so the copy lives in L3 (FAR_COPY); float32 LOG_SOFTMAX reads its
+ * input three times instead (writing a copy cost it 7%), and takes this path for long runs too (512 entries or
+ * more). A group out of the plain range (a NaN, an infinity, an entry more than 87 below its maximum) is done
+ * alone afterwards. ---- */
+#ifndef FAR_COPY
+#define FAR_COPY (4 << 20) /* bytes */
+#endif
+
+/* The maxima of gb adjacent groups with far runs, run by run (with `wide`, each packed into wide + g * ws), and
+ * whether each is plain for the softmaxes: a finite maximum, every entry within 87 of it. */
+static void block_scan(const char *in, ptrdiff_t gsi, int gb, const rdims *R, int f16, float *wide, ptrdiff_t ws,
+                       float *m, int *plain) {
     scan_state t[GROUP_BLOCK];
     for (int g = 0; g < gb; g++) t[g] = (scan_state)SCAN_START;
     FOR_RUNS(R, in, NULL, pi, po, flat, {
-        for (int g = 0; g < gb; g++) scan_far_run(pi + g * gsi, R, f16, NULL, 0, &t[g]);
+        for (int g = 0; g < gb; g++) scan_far_run(pi + g * gsi, R, f16, wide ? wide + g * ws + flat : NULL, 0, &t[g]);
     });
     for (int g = 0; g < gb; g++) {
         float low;
@@ -2348,33 +2378,22 @@ static void block_scan(const char *in, ptrdiff_t gsi, int gb, const rdims *R, in
     }
 }
 
-/* LOG_SOFTMAX over far runs of adjacent groups (see GROUP_BLOCK): the max-min scan, the sum (float32:
- * sum_pass_c's plain terms and order; float16: rest16's) and the outputs, each a pass over the block run by
- * run. A group outside the plain range (a NaN, an infinity, an entry more than 87 below its maximum) is done
- * alone by log_softmax_c afterwards. */
 static void log_softmax_far(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count,
                             const rdims *R, const rctx *c) {
     int f16 = c->in_dtype == ODML_F16;
-    FOR_BLOCKS(count, g0, gb) {
+    ptrdiff_t n = (ptrdiff_t)group_count(R), ws = n + LANES;
+    float *wide = f16 ? c->scratch : NULL; /* (float32: see FAR_COPY) */
+    FOR_BLOCKS_OF(count, g0, gb, c->far_gb) {
         const char *bi = in + g0 * gsi;
         char *bo = out + g0 * gso;
         float m[GROUP_BLOCK];
         int plain[GROUP_BLOCK];
         double L[GROUP_BLOCK];
-        block_scan(bi, gsi, (int)gb, R, f16, m, plain);
+        block_scan(bi, gsi, (int)gb, R, f16, wide, ws, m, plain);
         if (f16) {
-            rest16_state st[GROUP_BLOCK];
-            for (int g = 0; g < gb; g++) st[g] = (rest16_state){{0}, {{{0}, {0}}, {0}, 0}, 0};
-            FOR_RUNS(R, bi, NULL, pi, po, flat, {
-                for (int g = 0; g < gb; g++)
-                    if (plain[g]) rest16_run(pi + g * gsi, R, m[g], 0, 1, &st[g]);
-            });
-            for (int g = 0; g < gb; g++) {
-                uint64_t n;
-                double rest = rest16_finish(&st[g], &n);
-                L[g] = log_sum(n, rest);
-            }
-        } else {
+            for (int g = 0; g < gb; g++)
+                if (plain[g]) L[g] = ls_copy_L(wide + g * ws, n, 1, m[g], NULL);
+        } else { /* sum_pass_c's plain terms and order, run by run */
             sum_state st[GROUP_BLOCK];
             for (int g = 0; g < gb; g++) st[g] = (sum_state){{0}, {0}, {{0}, {0}}, {0}, 0, 0};
             FOR_RUNS(R, bi, NULL, pi, po, flat, {
@@ -2387,8 +2406,14 @@ static void log_softmax_far(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t 
             }
         }
         FOR_RUNS(R, bi, bo, pi, po, flat, {
-            for (int g = 0; g < gb; g++)
-                if (plain[g]) ls_out_run(pi + g * gsi, po + g * gso, R, f16, m[g], L[g], 0, 1);
+            for (int g = 0; g < gb; g++) {
+                if (!plain[g]) continue;
+                if (f16)
+                    ls_out_copy(wide + g * ws + flat, po + g * gso, R->n[R->nd - 1], R->so[R->nd - 1], 1, m[g], L[g],
+                                0);
+                else
+                    ls_out_run(pi + g * gsi, po + g * gso, R, 0, m[g], L[g], 0, 1);
+            }
         });
         for (int g = 0; g < gb; g++)
             if (!plain[g]) log_softmax_c(bi + g * gsi, bo + g * gso, R, c);
@@ -2471,7 +2496,7 @@ static void log_softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gs
                           const rctx *c) {
     int f16 = c->in_dtype == ODML_F16;
     ptrdiff_t g = 0;
-    if (far_adjacent(R, gsi, c)) {
+    if (c->far_gb && (c->scratch || !f16)) { /* (float32 keeps no copy) */
         log_softmax_far(in, gsi, out, gso, count, R, c);
         return;
     }
@@ -2868,6 +2893,22 @@ ALWAYS int softmax_rows16(const char *const in[], char *const out[], const int k
     return 1;
 }
 
+/* The outputs e * inv of one output run (n elements so bytes apart) from the run's kept terms w (the next group's
+ * run, ahead_out bytes on, fetched for writing meanwhile when it is not 0). */
+ALWAYS void softmax_out_copy(const float *w, char *po, ptrdiff_t n, ptrdiff_t so, int f16, double inv,
+                             ptrdiff_t ahead_out) {
+    for (ptrdiff_t i = 0; i < n; i += LANES) {
+        if (ahead_out) __builtin_prefetch(po + i * so + ahead_out, 1);
+        put_lanes_f(po + i * so, so, n - i < LANES ? n - i : LANES, f16, softmax_scaled(loadf(w + i), inv, f16));
+    }
+}
+
+/* The terms of a plain group's packed copy, in place; returns 1 / their sum. */
+static double softmax_copy_inv(float *keep, ptrdiff_t count, float top, int f16) {
+    return 1.0 / (f16 ? softmax_terms_kept(keep, count, top, 1, NULL, 0)
+                      : softmax_terms_kept(keep, count, top, 0, NULL, 0));
+}
+
 /* SOFTMAX of one group; `ahead_in`, `ahead_out` (bytes, 0: none): where the next group's input and output lie,
  * fetched meanwhile (a far group's runs are too many streams for the hardware to fetch ahead). */
 static void softmax_group(const char *in, char *out, const rdims *R, const rctx *c, ptrdiff_t ahead_in,
@@ -2888,8 +2929,7 @@ static void softmax_group(const char *in, char *out, const rdims *R, const rctx 
     }
     vf m = splatf(top);
     if (keep) {
-        double inv = 1.0 / (f16 ? softmax_terms_kept(keep, count, top, 1, NULL, 0)
-                                : softmax_terms_kept(keep, count, top, 0, NULL, 0));
+        double inv = softmax_copy_inv(keep, count, top, f16);
         if (R->nd == 1 && R->so[0] == osz) { /* one contiguous output run */
             if (f16) softmax_out_kept(out, count, keep, inv, 1);
             else softmax_out_kept(out, count, keep, inv, 0);
@@ -2897,12 +2937,7 @@ static void softmax_group(const char *in, char *out, const rdims *R, const rctx 
         }
         FOR_RUNS(R, in, out, pi, po, flat, {
             (void)pi; /* (outputs from the copy) */
-            ptrdiff_t n = R->n[R->nd - 1], so = R->so[R->nd - 1];
-            for (ptrdiff_t i = 0; i < n; i += LANES) {
-                if (ahead_out) __builtin_prefetch(po + i * so + ahead_out, 1);
-                put_lanes_f(po + i * so, so, n - i < LANES ? n - i : LANES, f16,
-                            softmax_scaled(loadf(keep + flat + i), inv, f16));
-            }
+            softmax_out_copy(keep + flat, po, R->n[R->nd - 1], R->so[R->nd - 1], f16, inv, ahead_out);
         });
         return;
     }
@@ -2934,6 +2969,33 @@ static void softmax_group(const char *in, char *out, const rdims *R, const rctx 
 }
 static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) { softmax_group(in, out, R, c, 0, 0); }
 
+/* SOFTMAX of far groups (see FAR_COPY). */
+static void softmax_far(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R,
+                        const rctx *c) {
+    int f16 = c->in_dtype == ODML_F16;
+    ptrdiff_t n = (ptrdiff_t)group_count(R), ws = n + LANES;
+    float *wide = c->scratch;
+    FOR_BLOCKS_OF(count, g0, gb, c->far_gb) {
+        const char *bi = in + g0 * gsi;
+        char *bo = out + g0 * gso;
+        float m[GROUP_BLOCK];
+        int plain[GROUP_BLOCK];
+        double inv[GROUP_BLOCK];
+        block_scan(bi, gsi, (int)gb, R, f16, wide, ws, m, plain);
+        for (int g = 0; g < gb; g++)
+            if (plain[g]) inv[g] = softmax_copy_inv(wide + g * ws, n, m[g], f16);
+        FOR_RUNS(R, bi, bo, pi, po, flat, {
+            (void)pi; /* (outputs from the copies) */
+            for (int g = 0; g < gb; g++)
+                if (plain[g])
+                    softmax_out_copy(wide + g * ws + flat, po + g * gso, R->n[R->nd - 1], R->so[R->nd - 1], f16, inv[g],
+                                     0);
+        });
+        for (int g = 0; g < gb; g++)
+            if (!plain[g]) softmax_exact_c(bi + g * gsi, bo + g * gso, R, c);
+    }
+}
+
 /* SOFTMAX of LANES float32 rows gsi bytes apart (see the short rows before log_softmax_block; the stages and each
  * row's bits as softmax_rows32's). */
 static void softmax_block(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, const rdims *R, const rctx *c) {
@@ -2961,6 +3023,10 @@ static void softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, p
                       const rctx *c) {
     ptrdiff_t g = 0;
     int f16 = c->in_dtype == ODML_F16;
+    if (c->far_gb && c->scratch) {
+        softmax_far(in, gsi, out, gso, count, R, c);
+        return;
+    }
     if (is_row(R, c) && !f16 && R->n[0] <= SHORT_ROW)
         for (; g + LANES <= count; g += LANES) softmax_block(in + g * gsi, gsi, out + g * gso, gso, R, c);
     if (is_row(R, c) && R->n[0] <= SM_ROWS_LONGEST) {
@@ -3513,6 +3579,18 @@ static int reduce(int op, const odml_array *in, const odml_array *out, const odm
         if (k == lane) continue;
         P.kn[P.nk] = kn[k], P.ksi[P.nk] = ksi[k], P.kso[P.nk] = kso[k], P.nk++;
         items *= kn[k];
+    }
+    if (wants && !P.nstrips && P.nk && far_adjacent(&P.R, P.ksi[P.nk - 1], &P.c) && count <= SM_KEEP) {
+        /* far groups (see FAR_COPY) where their runs lie a multiple of 4 KiB apart (as they share cache sets, one
+         * group's fetch of the next is gone before its use), and for float32 LOG_SOFTMAX, which keeps no copy,
+         * where its runs are long (shorter ones go faster a group at a time) */
+        int copy = !(op == ODML_OP_LOG_SOFTMAX && in->dtype == ODML_F32);
+        if (P.R.si[P.R.nd - 2] % 4096 == 0 || (!copy && P.R.n[P.R.nd - 1] >= 512)) {
+            ptrdiff_t ws = count + LANES, gb = copy ? FAR_COPY / (ws * (ptrdiff_t)sizeof(float)) : GROUP_BLOCK;
+            gb = gb < 1 ? 1 : gb > GROUP_BLOCK ? GROUP_BLOCK : gb > P.kn[P.nk - 1] ? P.kn[P.nk - 1] : gb;
+            P.c.far_gb = (int)gb;
+            if (copy && gb * ws > P.c.scratch_n) P.c.scratch_n = gb * ws; /* (log_softmax_group's two rows too) */
+        }
     }
     odml_parallel(red_task, &P, items, 1, prm->nthreads);
     return 0;

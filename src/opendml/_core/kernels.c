@@ -2378,47 +2378,8 @@ static void block_scan(const char *in, ptrdiff_t gsi, int gb, const rdims *R, in
     }
 }
 
-static void log_softmax_far(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count,
-                            const rdims *R, const rctx *c) {
-    int f16 = c->in_dtype == ODML_F16;
-    ptrdiff_t n = (ptrdiff_t)group_count(R), ws = n + LANES;
-    float *wide = f16 ? c->scratch : NULL; /* (float32: see FAR_COPY) */
-    FOR_BLOCKS_OF(count, g0, gb, c->far_gb) {
-        const char *bi = in + g0 * gsi;
-        char *bo = out + g0 * gso;
-        float m[GROUP_BLOCK];
-        int plain[GROUP_BLOCK];
-        double L[GROUP_BLOCK];
-        block_scan(bi, gsi, (int)gb, R, f16, wide, ws, m, plain);
-        if (f16) {
-            for (int g = 0; g < gb; g++)
-                if (plain[g]) L[g] = ls_copy_L(wide + g * ws, n, 1, m[g], NULL);
-        } else { /* sum_pass_c's plain terms and order, run by run */
-            sum_state st[GROUP_BLOCK];
-            for (int g = 0; g < gb; g++) st[g] = (sum_state){{0}, {0}, {{0}, {0}}, {0}, 0, 0};
-            FOR_RUNS(R, bi, NULL, pi, po, flat, {
-                for (int g = 0; g < gb; g++)
-                    if (plain[g]) sum_run_c(pi + g * gsi, R, 0, splatf(m[g]), 0, 1, &st[g]);
-            });
-            for (int g = 0; g < gb; g++) {
-                sum_finish(&st[g], 1);
-                L[g] = log_sum((uint64_t)hsum_i64(st[g].cnt), dsum_total(&st[g].sum));
-            }
-        }
-        FOR_RUNS(R, bi, bo, pi, po, flat, {
-            for (int g = 0; g < gb; g++) {
-                if (!plain[g]) continue;
-                if (f16)
-                    ls_out_copy(wide + g * ws + flat, po + g * gso, R->n[R->nd - 1], R->so[R->nd - 1], 1, m[g], L[g],
-                                0);
-                else
-                    ls_out_run(pi + g * gsi, po + g * gso, R, 0, m[g], L[g], 0, 1);
-            }
-        });
-        for (int g = 0; g < gb; g++)
-            if (!plain[g]) log_softmax_c(bi + g * gsi, bo + g * gso, R, c);
-    }
-}
+static void softmaxes_far(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R,
+                          const rctx *c, int log);
 
 /* ---- Short float32 rows (at most SHORT_ROW entries: a packed tensor's last axis of 64 to 256, common in models,
  * whose per-row steps cost as much as its terms), LANES rows at a time: each stage runs for the whole block
@@ -2497,7 +2458,7 @@ static void log_softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gs
     int f16 = c->in_dtype == ODML_F16;
     ptrdiff_t g = 0;
     if (c->far_gb && (c->scratch || !f16)) { /* (float32 keeps no copy) */
-        log_softmax_far(in, gsi, out, gso, count, R, c);
+        softmaxes_far(in, gsi, out, gso, count, R, c, 1);
         return;
     }
     if (is_row(R, c) && !f16 && R->n[0] <= SHORT_ROW)
@@ -2909,6 +2870,50 @@ static double softmax_copy_inv(float *keep, ptrdiff_t count, float top, int f16)
                       : softmax_terms_kept(keep, count, top, 0, NULL, 0));
 }
 
+/* LOG_SOFTMAX (`log`) or SOFTMAX of far groups. */
+static void softmaxes_far(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R,
+                          const rctx *c, int log) {
+    int f16 = c->in_dtype == ODML_F16, copy = f16 || !log;
+    ptrdiff_t n = (ptrdiff_t)group_count(R), ws = n + LANES;
+    float *wide = copy ? c->scratch : NULL;
+    FOR_BLOCKS_OF(count, g0, gb, c->far_gb) {
+        const char *bi = in + g0 * gsi;
+        char *bo = out + g0 * gso;
+        float m[GROUP_BLOCK];
+        int plain[GROUP_BLOCK];
+        double v[GROUP_BLOCK]; /* LOG_SOFTMAX: L; SOFTMAX: 1 / sum */
+        block_scan(bi, gsi, (int)gb, R, f16, wide, ws, m, plain);
+        if (copy) {
+            for (int g = 0; g < gb; g++)
+                if (plain[g]) v[g] = log ? ls_copy_L(wide + g * ws, n, 1, m[g], NULL)
+                                         : softmax_copy_inv(wide + g * ws, n, m[g], f16);
+        } else { /* float32 LOG_SOFTMAX: sum_pass_c's plain terms and order, run by run */
+            sum_state st[GROUP_BLOCK];
+            for (int g = 0; g < gb; g++) st[g] = (sum_state){{0}, {0}, {{0}, {0}}, {0}, 0, 0};
+            FOR_RUNS(R, bi, NULL, pi, po, flat, {
+                for (int g = 0; g < gb; g++)
+                    if (plain[g]) sum_run_c(pi + g * gsi, R, 0, splatf(m[g]), 0, 1, &st[g]);
+            });
+            for (int g = 0; g < gb; g++) {
+                sum_finish(&st[g], 1);
+                v[g] = log_sum((uint64_t)hsum_i64(st[g].cnt), dsum_total(&st[g].sum));
+            }
+        }
+        FOR_RUNS(R, bi, bo, pi, po, flat, {
+            ptrdiff_t rn = R->n[R->nd - 1], so = R->so[R->nd - 1];
+            for (int g = 0; g < gb; g++) {
+                if (!plain[g]) continue;
+                const float *w = copy ? wide + g * ws + flat : NULL;
+                if (!copy) ls_out_run(pi + g * gsi, po + g * gso, R, 0, m[g], v[g], 0, 1);
+                else if (log) ls_out_copy(w, po + g * gso, rn, so, 1, m[g], v[g], 0);
+                else softmax_out_copy(w, po + g * gso, rn, so, f16, v[g], 0);
+            }
+        });
+        for (int g = 0; g < gb; g++)
+            if (!plain[g]) (log ? log_softmax_c : softmax_exact_c)(bi + g * gsi, bo + g * gso, R, c);
+    }
+}
+
 /* SOFTMAX of one group; `ahead_in`, `ahead_out` (bytes, 0: none): where the next group's input and output lie,
  * fetched meanwhile (a far group's runs are too many streams for the hardware to fetch ahead). */
 static void softmax_group(const char *in, char *out, const rdims *R, const rctx *c, ptrdiff_t ahead_in,
@@ -2969,33 +2974,6 @@ static void softmax_group(const char *in, char *out, const rdims *R, const rctx 
 }
 static void softmax_c(const char *in, char *out, const rdims *R, const rctx *c) { softmax_group(in, out, R, c, 0, 0); }
 
-/* SOFTMAX of far groups (see FAR_COPY). */
-static void softmax_far(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R,
-                        const rctx *c) {
-    int f16 = c->in_dtype == ODML_F16;
-    ptrdiff_t n = (ptrdiff_t)group_count(R), ws = n + LANES;
-    float *wide = c->scratch;
-    FOR_BLOCKS_OF(count, g0, gb, c->far_gb) {
-        const char *bi = in + g0 * gsi;
-        char *bo = out + g0 * gso;
-        float m[GROUP_BLOCK];
-        int plain[GROUP_BLOCK];
-        double inv[GROUP_BLOCK];
-        block_scan(bi, gsi, (int)gb, R, f16, wide, ws, m, plain);
-        for (int g = 0; g < gb; g++)
-            if (plain[g]) inv[g] = softmax_copy_inv(wide + g * ws, n, m[g], f16);
-        FOR_RUNS(R, bi, bo, pi, po, flat, {
-            (void)pi; /* (outputs from the copies) */
-            for (int g = 0; g < gb; g++)
-                if (plain[g])
-                    softmax_out_copy(wide + g * ws + flat, po + g * gso, R->n[R->nd - 1], R->so[R->nd - 1], f16, inv[g],
-                                     0);
-        });
-        for (int g = 0; g < gb; g++)
-            if (!plain[g]) softmax_exact_c(bi + g * gsi, bo + g * gso, R, c);
-    }
-}
-
 /* SOFTMAX of LANES float32 rows gsi bytes apart (see the short rows before log_softmax_block; the stages and each
  * row's bits as softmax_rows32's). */
 static void softmax_block(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, const rdims *R, const rctx *c) {
@@ -3024,7 +3002,7 @@ static void softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, p
     ptrdiff_t g = 0;
     int f16 = c->in_dtype == ODML_F16;
     if (c->far_gb && c->scratch) {
-        softmax_far(in, gsi, out, gso, count, R, c);
+        softmaxes_far(in, gsi, out, gso, count, R, c, 0);
         return;
     }
     if (is_row(R, c) && !f16 && R->n[0] <= SHORT_ROW)

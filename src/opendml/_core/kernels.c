@@ -15,8 +15,8 @@
  * in registers while the reduced axes are walked ("strip"; lanes at a stride come by the hardware gather: for a
  * run shorter than a vector that beats a group at a time 2-5x; lanes adjacent in memory go as panels of strips
  * side by side, see PANEL_MAX). Nothing is transposed, and no pass packs the input ahead of a kernel: the
- * softmaxes keep a packed copy of a group or a strip, made during their first pass over it (group_scan,
- * strip_max_min, panel_max_min), for the passes that follow.
+ * softmaxes keep a packed copy of a group, a block of far groups or a strip, made during their first pass over it
+ * (group_scan, block_scan, strip_max_min, panel_max_min), for the passes that follow.
  * An optional "run" function takes the consecutive contig groups along the innermost kept dimension in one
  * call: short rows loop (four at a time) without a trip through the engine each, and groups whose runs lie far
  * apart go 64 adjacent groups at a time, run by run (see GROUP_BLOCK), each group's order unchanged.
@@ -2352,8 +2352,8 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
  * count + LANES floats, as floats; each plain group's sum and outputs then come from its copy as in
  * softmax_group and log_softmax_group (the same functions: the same bits), the outputs written run by run across
  * the block. Over (0, 2) of (64, 512, 512), one thread, against a group at a time (SOFTMAX) or three passes of
- * the input (float16 LOG_SOFTMAX): SOFTMAX float32 17.8 -> 13.1 ms, float16 8.1 -> 7.6, LOG_SOFTMAX float16
- * 9.3 -> 7.9. A block's pieces must be long (copies within 512 KiB, which the core's L2 keeps, left pieces of
+ * the input (float16 LOG_SOFTMAX): SOFTMAX float32 17.6 -> 13.2 ms, float16 8.0 -> 7.1, LOG_SOFTMAX float16
+ * 9.3 -> 7.5. A block's pieces must be long (copies within 512 KiB, which the core's L2 keeps, left pieces of
  * 8 KiB: 14 -> 20 ms for float32 LOG_SOFTMAX), so the copy lives in L3 (FAR_COPY); float32 LOG_SOFTMAX reads its
  * input three times instead (writing a copy cost it 7%), and takes this path for long runs too (512 entries or
  * more). A group out of the plain range (a NaN, an infinity, an entry more than 87 below its maximum) is done
@@ -3567,7 +3567,8 @@ static int reduce(int op, const odml_array *in, const odml_array *out, const odm
             ptrdiff_t ws = count + LANES, gb = copy ? FAR_COPY / (ws * (ptrdiff_t)sizeof(float)) : GROUP_BLOCK;
             gb = gb < 1 ? 1 : gb > GROUP_BLOCK ? GROUP_BLOCK : gb > P.kn[P.nk - 1] ? P.kn[P.nk - 1] : gb;
             P.c.far_gb = (int)gb;
-            if (copy && gb * ws > P.c.scratch_n) P.c.scratch_n = gb * ws; /* (log_softmax_group's two rows too) */
+            /* (never less than the rows set above: log_softmax_group takes two for a group left to it) */
+            if (copy && gb * ws > P.c.scratch_n) P.c.scratch_n = gb * ws;
         }
     }
     odml_parallel(red_task, &P, items, 1, prm->nthreads);

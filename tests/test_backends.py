@@ -408,6 +408,27 @@ def test_reductions_in_panels(dtype, isa, threads):
                 assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (lanes, options, n)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_reductions_of_far_blocks(dtype, isa, threads):
+    """REDUCE's float sums, MAX/MIN, ARGMAX/ARGMIN and HARDMAX over (0, 2), far runs of adjacent groups, with more
+    groups than a block keeps on the stack (GROUP_BLOCK, 64; up to FAR_GROUPS, 512, keep their states in the
+    task's scratch; blocks cut by the end of the groups and by the threads' split; ties, NaN and infinities):
+    bit for bit the reference's, on 1 and 2 threads."""
+    rng = np.random.default_rng(29)
+    for shape in [(3, 65, 16), (2, 700, 20), (4, 130, 33)]:
+        x = np.round(rng.standard_normal(shape) * 3).astype(dtype)  # (rounded: ties)
+        x[1, 64, 3], x[0, 520 % shape[1], 5], x[-1, 99 % shape[1], 0] = np.nan, np.inf, -np.inf
+        calls = [(functional.reduce, {"function": f}) for f in REDUCE_INPUTS]
+        calls += [(functional.argmax, {}), (functional.argmin, {"axis_direction": dml.AxisDirection.DECREASING})]
+        calls += [(lambda a, axes, device: functional.activation_hardmax1(a, axes, device=device), {})]
+        for call, options in calls:
+            want = call(x, axes=(0, 2), device=REFERENCE, **options)
+            for n in (1, 2):
+                threads(n)
+                got = call(x, axes=(0, 2), device=COMPILED, **options)
+                assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (shape, options, n)
+
+
 def test_log_softmax_long_strided_group(isa):
     """One group of 2^18 float32 elements 8 bytes apart (not a packed row: the general kernel's scratch-row sum,
     whose float part once ran unfolded over the whole group, 2.7-28 ulp by ISA at this size), within the bound."""

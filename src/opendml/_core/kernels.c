@@ -909,7 +909,8 @@ typedef struct {
     int in_dtype, out_dtype, isize, osize, last; /* last: ODML_LAST | ODML_MIN flags */
     ptrdiff_t scratch_n; /* floats of scratch row each task allocates for its groups (0: none; see scratch_row) */
     float *scratch;
-    int far_gb; /* the softmaxes' far groups: how many a block packs into the scratch (0: none; see FAR_COPY) */
+    int far_gb; /* far groups a block holds in the scratch: the softmaxes' copies (see FAR_COPY), or the one-pass
+                 * reductions' states (see FAR_GROUPS); 0: none */
 } rctx;
 
 /* contig: reduce the one group at `in`, writing at `out`. strip: reduce nl <= 16 groups side by side, lane l at
@@ -933,9 +934,10 @@ static int far_adjacent(const rdims *R, ptrdiff_t gsi, const rctx *c) {
 /* A far block of a one-pass reduction (ARGMAX/ARGMIN, HARDMAX, REDUCE's float sums, MAX and MIN) holds up to
  * FAR_GROUPS groups, their running states (FAR_STATE bytes each at most) in the task's scratch, which reduce sizes
  * (without it, GROUP_BLOCK of them on the stack): its pieces of runs are then longer, and over (0, 2) of
- * (64, 512, 512) the tensor is read in order (one thread, AMD Zen 4: ARGMAX float32 3.4 -> 2.5 ms, REDUCE MAX
- * 3.4 -> 2.3, SUM 2.9 -> 2.3, HARDMAX1 7.4 -> 5.7; 256 groups took about half of that). */
+ * (64, 512, 512) the tensor is read in order (one thread, AMD Zen 4: ARGMAX float32 3.4 -> 2.6 ms, REDUCE MAX
+ * 3.4 -> 2.4, SUM 2.9 -> 2.4, HARDMAX1 7.4 -> 5.2; 256 groups took about half of that). */
 #define FAR_GROUPS 512
+_Static_assert(GROUP_BLOCK <= FAR_GROUPS, "a block's indices (at[FAR_GROUPS]) on either path");
 #define FAR_STATE 1024
 #define FAR_ALIGN 128 /* (the scratch's alignment: vectors of 64-bit lanes are two registers wide) */
 /* The states of a far block: the scratch (reduce sized it for c->far_gb groups) or `stack` (GROUP_BLOCK). */

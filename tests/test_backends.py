@@ -499,6 +499,32 @@ def test_softmax_family_far_groups(op, dtype, isa):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_softmax_family_streamed_outputs(dtype, isa, threads):
+    """Outputs of a MiB or more (STREAM_MIN in kernels.c: streaming stores from each run's first 64-byte boundary
+    on, its head and tail plainly): far blocks of 64 groups over (0, 2) (runs of 1000 entries a multiple of 4 KiB
+    apart: every alignment of a run's head and tail) and one large contiguous group over (1, 2), written at every
+    offset a binding may have within 64 bytes (multiples of 16) of a buffer between guard bytes: the same bits as
+    into a fresh array, on 1 and 2 threads, and nothing written outside the output."""
+    item = np.dtype(dtype).itemsize
+    rng = np.random.default_rng([item, len(isa), 5])
+    dt = T.FLOAT32 if dtype == np.float32 else T.FLOAT16
+    for shape, axes in [((9, 512 // item, 1000), (0, 2)), ((2, 1536 // item, 1000), (1, 2))]:
+        x = (rng.standard_normal(shape) * 3).astype(dtype)
+        desc_x = dml.BufferTensorDesc(dt, x.shape)
+        for op in (dml.ActivationSoftmax1OperatorDesc, dml.ActivationLogSoftmax1OperatorDesc):
+            desc = op(input_tensor=desc_x, output_tensor=desc_x, axes=axes)
+            compiled = COMPILED.compile_operator(COMPILED.create_operator(desc))
+            (want,) = compiled.execute([x])
+            for n in (1, 2):
+                threads(n)
+                for offset in (0, 16, 32, 48) if n == 1 else (0, 48):
+                    buf = np.full(offset + x.nbytes + 64, 0xA5, np.uint8)
+                    (got,) = compiled.execute([x], [dml.BufferBinding(buf, offset, x.nbytes)])
+                    assert got.tobytes() == want.tobytes(), (op.__name__, axes, n, offset)
+                    assert (buf[:offset] == 0xA5).all() and (buf[offset + x.nbytes :] == 0xA5).all(), offset
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
 def test_reductions_of_contiguous_rows(dtype, isa):
     """REDUCE over packed last-axis rows (straight loops) of every length up to 70 and a few long ones, with NaN,
     infinities and signed zeros: MAX and MIN bit for bit as the reference kernel, the sums within 1 ulp of float64."""

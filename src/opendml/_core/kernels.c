@@ -1563,6 +1563,22 @@ ALWAYS void put_lanes_f(char *p, ptrdiff_t s, ptrdiff_t nl, int f16, vf v) {
     }
 }
 
+/* A contiguous output run of n entries at po (floats; halves with f16) stored with streaming stores from its first
+ * 64-byte boundary on, its head and tail plainly; V: the vector of its entries from i on (lanes past the run are
+ * not stored). For outputs large enough (STREAM_MIN) to be written back to memory anyway: the stores bypass the
+ * caches, so the lines are not read first. */
+#define STREAM_RUN(po, n, f16, i, V)                                                                            \
+    do {                                                                                                        \
+        ptrdiff_t z_ = (f16) ? 2 : 4, head_ = (ptrdiff_t)(-(uintptr_t)(po) & 63) / z_, i = 0;                   \
+        if ((uintptr_t)(po) % z_ || (n) < head_ + LANES) head_ = (n); /* (no whole vector past the boundary) */  \
+        for (; i < head_; i += LANES) put_lanes_f((po) + i * z_, z_, head_ - i < LANES ? head_ - i : LANES, f16, V); \
+        for (i = head_; i + LANES <= (n); i += LANES) {                                                         \
+            if (f16) stream_f16((po) + i * z_, V);                                                              \
+            else stream_f32((po) + i * z_, V);                                                                  \
+        }                                                                                                       \
+        if (i < (n)) put_lanes_f((po) + i * z_, z_, (n) - i, f16, V);                                           \
+    } while (0)
+
 /* A packed float32 output row of n elements at po, V the vector of outputs from element i (an expression of the
  * macro's i), stored from a vector's alignment on: NumPy's large arrays start 16 bytes past a page, and a row
  * stored from there splits every (AVX-512) vector store across two cache lines. The first and last vectors are
@@ -2402,8 +2418,12 @@ static double ls_copy_L(const float *wide, ptrdiff_t count, int f16, float m, fl
 /* The outputs (x - m) - L of one output run (n elements so bytes apart) from the run's packed copy w (the next
  * group's run, ahead_out bytes on, fetched for writing meanwhile when it is not 0). */
 ALWAYS void ls_out_copy(const float *w, char *po, ptrdiff_t n, ptrdiff_t so, int f16, float m, double L,
-                        ptrdiff_t ahead_out) {
+                        ptrdiff_t ahead_out, int stream) {
     vf vm = splatf(m), l = float16_shift(L);
+    if (stream) { /* (so: the entry's size) */
+        STREAM_RUN(po, n, f16, i, (loadf(w + i) - vm) - l);
+        return;
+    }
     for (ptrdiff_t i = 0; i < n; i += LANES) {
         if (ahead_out) __builtin_prefetch(po + i * so + ahead_out, 1);
         put_lanes_f(po + i * so, so, n - i < LANES ? n - i : LANES, f16, (loadf(w + i) - vm) - l);
@@ -2427,9 +2447,10 @@ static void log_softmax_group(const char *in, char *out, const rdims *R, const r
     double L = NAN;
     if (plain && wide) {
         L = ls_copy_L(wide, count, f16, m, kh);
+        int osz = f16 ? 2 : 4, stream = R->so[R->nd - 1] == osz && count * osz >= STREAM_MIN; /* (STREAM_RUN) */
         FOR_RUNS(R, in, out, pi, po, flat, {
             (void)pi; /* (outputs from the copy) */
-            ls_out_copy(wide + flat, po, R->n[R->nd - 1], R->so[R->nd - 1], f16, m, L, ahead_out);
+            ls_out_copy(wide + flat, po, R->n[R->nd - 1], R->so[R->nd - 1], f16, m, L, ahead_out, stream);
         });
         return;
     }
@@ -2978,7 +2999,11 @@ ALWAYS int softmax_rows16(const char *const in[], char *const out[], const int k
 /* The outputs e * inv of one output run (n elements so bytes apart) from the run's kept terms w (the next group's
  * run, ahead_out bytes on, fetched for writing meanwhile when it is not 0). */
 ALWAYS void softmax_out_copy(const float *w, char *po, ptrdiff_t n, ptrdiff_t so, int f16, double inv,
-                             ptrdiff_t ahead_out) {
+                             ptrdiff_t ahead_out, int stream) {
+    if (stream) { /* (so: the entry's size) */
+        STREAM_RUN(po, n, f16, i, softmax_scaled(loadf(w + i), inv, f16));
+        return;
+    }
     for (ptrdiff_t i = 0; i < n; i += LANES) {
         if (ahead_out) __builtin_prefetch(po + i * so + ahead_out, 1);
         put_lanes_f(po + i * so, so, n - i < LANES ? n - i : LANES, f16, softmax_scaled(loadf(w + i), inv, f16));
@@ -3005,21 +3030,10 @@ typedef struct {
     uint64_t count;
     double rest;
 } ls_part;
-/* ls_out_run's plain float32 outputs of a contiguous run, stored from its first 64-byte boundary on with streaming
- * stores: a far block's output is large, and written back to memory anyway (as they bypass the caches, its lines
- * are not read first). */
+/* ls_out_run's plain float32 outputs of a contiguous run, streamed (STREAM_RUN). */
 ALWAYS void ls_out_stream32(const char *pi, char *po, ptrdiff_t n, float m, double L) {
     vf vm = splatf(m), l = float16_shift(L);
-    ptrdiff_t i = 0, head = (ptrdiff_t)(-(uintptr_t)po & 63) / 4;
-    if ((uintptr_t)po % 4 || n < head + LANES) {
-        for (; i < n; i += LANES)
-            put_lanes_f(po + i * 4, 4, n - i < LANES ? n - i : LANES, 0, (row_at(pi, i, n, 0, 0) - vm) - l);
-        return;
-    }
-    for (; i < head; i += LANES) /* (head: up to 15 floats, more than a vector below AVX-512) */
-        put_lanes_f(po + i * 4, 4, head - i < LANES ? head - i : LANES, 0, (row_at(pi, i, n, 0, 0) - vm) - l);
-    for (i = head; i + LANES <= n; i += LANES) stream_f32(po + i * 4, (loadf(pi + i * 4) - vm) - l);
-    if (i < n) put_lanes_f(po + i * 4, 4, n - i, 0, (row_at(pi, i, n, 0, 0) - vm) - l);
+    STREAM_RUN(po, n, 0, i, (row_at(pi, i, n, 0, 0) - vm) - l);
 }
 ALWAYS void ls_part_add(ls_part *p, float top, float low, uint64_t count, double rest) {
     if (top > p->top) {
@@ -3079,8 +3093,7 @@ static void softmaxes_far(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gs
                 if (plain[g]) v[g] = log ? ls_copy_L(wide + g * ws, n, 1, m[g], NULL)
                                          : softmax_copy_inv(wide + g * ws, n, m[g], f16);
         }
-        /* (float32 LOG_SOFTMAX's contiguous output runs of a large block: streamed, see ls_out_stream32) */
-        int stream = !copy && R->so[R->nd - 1] == 4 && gb * n * 4 >= STREAM_MIN;
+        int osz = f16 ? 2 : 4, stream = R->so[R->nd - 1] == osz && gb * n * osz >= STREAM_MIN; /* (STREAM_RUN) */
         FOR_RUNS(R, bi, bo, pi, po, flat, {
             ptrdiff_t rn = R->n[R->nd - 1], so = R->so[R->nd - 1];
             for (int g = 0; g < gb; g++) {
@@ -3088,8 +3101,8 @@ static void softmaxes_far(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gs
                 const float *w = copy ? wide + g * ws + flat : NULL;
                 if (!copy && stream) ls_out_stream32(pi + g * gsi, po + g * gso, rn, m[g], v[g]);
                 else if (!copy) ls_out_run(pi + g * gsi, po + g * gso, R, 0, m[g], v[g], 0, 1);
-                else if (log) ls_out_copy(w, po + g * gso, rn, so, 1, m[g], v[g], 0);
-                else softmax_out_copy(w, po + g * gso, rn, so, f16, v[g], 0);
+                else if (log) ls_out_copy(w, po + g * gso, rn, so, 1, m[g], v[g], 0, stream);
+                else softmax_out_copy(w, po + g * gso, rn, so, f16, v[g], 0, stream);
             }
         });
         if (stream) stream_fence();
@@ -3119,14 +3132,15 @@ static void softmax_group(const char *in, char *out, const rdims *R, const rctx 
     vf m = splatf(top);
     if (keep) {
         double inv = softmax_copy_inv(keep, count, top, f16);
-        if (R->nd == 1 && R->so[0] == osz) { /* one contiguous output run */
+        int stream = R->so[R->nd - 1] == osz && count * osz >= STREAM_MIN; /* (STREAM_RUN) */
+        if (R->nd == 1 && R->so[0] == osz && !stream) { /* one contiguous output run */
             if (f16) softmax_out_kept(out, count, keep, inv, 1);
             else softmax_out_kept(out, count, keep, inv, 0);
             return;
         }
         FOR_RUNS(R, in, out, pi, po, flat, {
             (void)pi; /* (outputs from the copy) */
-            softmax_out_copy(keep + flat, po, R->n[R->nd - 1], R->so[R->nd - 1], f16, inv, ahead_out);
+            softmax_out_copy(keep + flat, po, R->n[R->nd - 1], R->so[R->nd - 1], f16, inv, ahead_out, stream);
         });
         return;
     }

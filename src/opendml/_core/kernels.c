@@ -1566,7 +1566,10 @@ ALWAYS void put_lanes_f(char *p, ptrdiff_t s, ptrdiff_t nl, int f16, vf v) {
 /* A contiguous output run of n entries at po (floats; halves with f16) stored with streaming stores from its first
  * 64-byte boundary on, its head and tail plainly; V: the vector of its entries from i on (lanes past the run are
  * not stored). For outputs large enough (STREAM_MIN) to be written back to memory anyway: the stores bypass the
- * caches, so the lines are not read first. */
+ * caches, so the lines are not read first. Every caller fences (stream_fence) before it returns. */
+/* ROW_STREAM: the softmaxes' float16 rows stream their outputs (a total of STREAM_MIN or more); float32 rows do
+ * not: rows of 512, (64, 512, 512), Intel, one thread: float16 LOG_SOFTMAX1 7.3 -> 6.5 ms, SOFTMAX1 6.9 -> 6.7, but
+ * float32 8.3 -> 12.8 and 8.5 -> 12.6 (their output lines fetched for writing or not). */
 #define STREAM_RUN(po, n, f16, i, V)                                                                            \
     do {                                                                                                        \
         ptrdiff_t z_ = (f16) ? 2 : 4, head_ = (ptrdiff_t)(-(uintptr_t)(po) & 63) / z_, i = 0;                   \
@@ -2337,15 +2340,27 @@ ALWAYS void ls_out_run(const char *pi, char *po, const rdims *R, int f16, float 
                        int plain);
 ALWAYS vf float16_shift(double L);
 
-/* ls_out_run's float16 row outputs from the row widened (see row_range). */
-ALWAYS void ls_out_wide(const float *wide, char *out, ptrdiff_t n, float m, double L) {
+/* ls_out_run's plain float32 outputs of a contiguous run, streamed (STREAM_RUN). */
+ALWAYS void ls_out_stream32(const char *pi, char *po, ptrdiff_t n, float m, double L) {
     vf vm = splatf(m), l = float16_shift(L);
+    STREAM_RUN(po, n, 0, i, (row_at(pi, i, n, 0, 0) - vm) - l);
+}
+
+/* ls_out_run's float16 row outputs from the row widened (see row_range); streamed with `stream` (STREAM_RUN). */
+ALWAYS void ls_out_wide(const float *wide, char *out, ptrdiff_t n, float m, double L, int stream) {
+    vf vm = splatf(m), l = float16_shift(L);
+    if (stream) {
+        STREAM_RUN(out, n, 1, i, (loadf(wide + i) - vm) - l);
+        return;
+    }
     ptrdiff_t i = 0;
     for (; i + LANES <= n; i += LANES) store_f16(out + i * 2, (loadf(wide + i) - vm) - l);
     if (i < n) put_lanes_f(out + i * 2, 2, n - i, 1, (loadf(wide + i) - vm) - l);
 }
 
-ALWAYS int log_softmax_rows(const char *const in[], char *const out[], const int k, const rdims *R, int f16) {
+/* (`stream`: float16 rows' outputs streamed, see STREAM_RUN; the caller fences) */
+ALWAYS int log_softmax_rows(const char *const in[], char *const out[], const int k, const rdims *R, int f16,
+                            int stream) {
     ptrdiff_t n = R->n[0];
     ls_row a[ROWS_MAX] = {0};
     float wide[ROWS_MAX * (LS_ROWS_LONGEST + LANES)]; /* (float16 rows: widened once, see row_range) */
@@ -2367,7 +2382,7 @@ ALWAYS int log_softmax_rows(const char *const in[], char *const out[], const int
     for (int r = 0; r < k; r++)
         if (a[r].L != a[r].L) return 0; /* a NaN entry */
     for (int r = 0; r < k; r++) {
-        if (widen16) ls_out_wide(wide + r * (n + LANES), out[r], n, a[r].top, a[r].L);
+        if (widen16) ls_out_wide(wide + r * (n + LANES), out[r], n, a[r].top, a[r].L, stream);
         else ls_out_run(in[r], out[r], R, f16, a[r].top, a[r].L, 1, 1);
     }
     return 1;
@@ -2438,7 +2453,8 @@ static void log_softmax_group(const char *in, char *out, const rdims *R, const r
     int f16 = c->in_dtype == ODML_F16;
     const char *ins[1] = {in};
     char *outs[1] = {out};
-    if (is_row(R, c) && (f16 ? log_softmax_rows(ins, outs, 1, R, 1) : log_softmax_rows(ins, outs, 1, R, 0))) return;
+    if (is_row(R, c) && (f16 ? log_softmax_rows(ins, outs, 1, R, 1, 0) : log_softmax_rows(ins, outs, 1, R, 0, 0)))
+        return;
     ptrdiff_t count = (ptrdiff_t)group_count(R);
     float m, low, stack[2 * (SM_STACK + 2 * LANES)], *wide = scratch_row(count, stack, c);
     float *kh = wide ? wide + count + 2 * LANES : NULL; /* (LOG_SOFTMAX's scratch holds two rows: see reduce) */
@@ -2452,6 +2468,7 @@ static void log_softmax_group(const char *in, char *out, const rdims *R, const r
             (void)pi; /* (outputs from the copy) */
             ls_out_copy(wide + flat, po, R->n[R->nd - 1], R->so[R->nd - 1], f16, m, L, ahead_out, stream);
         });
+        if (stream) stream_fence();
         return;
     }
     if (isfinite(m)) {
@@ -2579,13 +2596,13 @@ static void log_softmax_block(const char *in, ptrdiff_t gsi, char *out, ptrdiff_
 
 /* Rows k at a time (k, f16: constants) while k remain; returns how many were done. */
 ALWAYS ptrdiff_t ls_row_groups(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count,
-                               const rdims *R, const rctx *c, const int k, const int f16) {
+                               const rdims *R, const rctx *c, const int k, const int f16, int stream) {
     ptrdiff_t g = 0;
     for (; g + k <= count; g += k) {
         const char *ins[ROWS_MAX];
         char *outs[ROWS_MAX];
         for (int r = 0; r < k; r++) ins[r] = in + (g + r) * gsi, outs[r] = out + (g + r) * gso;
-        if (!log_softmax_rows(ins, outs, k, R, f16))
+        if (!log_softmax_rows(ins, outs, k, R, f16, stream))
             for (int r = 0; r < k; r++) log_softmax_c(ins[r], outs[r], R, c);
     }
     return g;
@@ -2600,9 +2617,11 @@ static void log_softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gs
     }
     if (is_row(R, c) && !f16 && R->n[0] <= SHORT_ROW)
         for (; g + LANES <= count; g += LANES) log_softmax_block(in + g * gsi, gsi, out + g * gso, gso, R, c);
+    int stream = f16 && is_row(R, c) && (count - g) * R->n[0] * 2 >= STREAM_MIN; /* (ROW_STREAM) */
     if (is_row(R, c) && R->n[0] <= LS_ROWS_LONGEST)
-        g += f16 ? ls_row_groups(in + g * gsi, gsi, out + g * gso, gso, count - g, R, c, ROWS_MAX, 1)
-                 : ls_row_groups(in + g * gsi, gsi, out + g * gso, gso, count - g, R, c, ROWS_MAX, 0);
+        g += f16 ? ls_row_groups(in + g * gsi, gsi, out + g * gso, gso, count - g, R, c, ROWS_MAX, 1, stream)
+                 : ls_row_groups(in + g * gsi, gsi, out + g * gso, gso, count - g, R, c, ROWS_MAX, 0, stream);
+    if (stream) stream_fence();
     for (; g < count; g++)
         log_softmax_group(in + g * gsi, out + g * gso, R, c, g + 1 < count ? gsi : 0, g + 1 < count ? gso : 0);
 }
@@ -2971,7 +2990,11 @@ ALWAYS double softmax_terms_kept(float *keep, ptrdiff_t n, float top, const int 
 }
 
 /* The outputs e * inv of n kept terms into one contiguous run. */
-ALWAYS void softmax_out_kept(char *out, ptrdiff_t n, const float *keep, double inv, const int f16) {
+ALWAYS void softmax_out_kept(char *out, ptrdiff_t n, const float *keep, double inv, const int f16, int stream) {
+    if (stream) { /* (see STREAM_RUN) */
+        STREAM_RUN(out, n, f16, i, softmax_scaled(loadf(keep + i), inv, f16));
+        return;
+    }
     ptrdiff_t i = 0, osz = f16 ? 2 : 4;
     for (; i + LANES <= n; i += LANES)
         put_lanes_f(out + i * osz, osz, LANES, f16, softmax_scaled(loadf(keep + i), inv, f16));
@@ -2981,8 +3004,9 @@ ALWAYS void softmax_out_kept(char *out, ptrdiff_t n, const float *keep, double i
 /* SOFTMAX of k float16 rows (a constant, at most ROWS_MAX) stage by stage, as fdsum explains: each row widened
  * into its scratch row (see row_range; `stack` as softmax_rows32's), its terms in place there and its outputs
  * e * (1 / sum) in float32. Returns 0 (outputs untouched) when the general kernel must do them. */
+/* (`stream`: the outputs streamed, see STREAM_RUN; the caller fences) */
 ALWAYS int softmax_rows16(const char *const in[], char *const out[], const int k, ptrdiff_t n, float *stack,
-                          const rctx *c) {
+                          const rctx *c, int stream) {
     float top[ROWS_MAX], *keep[ROWS_MAX] = {0};
     double total[ROWS_MAX];
     for (int r = 0; r < k; r++) {
@@ -2992,7 +3016,7 @@ ALWAYS int softmax_rows16(const char *const in[], char *const out[], const int k
     for (int r = 0; r < k; r++) total[r] = softmax_terms_kept(keep[r], n, top[r], 1, in[r], k);
     for (int r = 0; r < k; r++)
         if (total[r] != total[r]) return 0; /* a NaN entry */
-    for (int r = 0; r < k; r++) softmax_out_kept(out[r], n, keep[r], 1.0 / total[r], 1);
+    for (int r = 0; r < k; r++) softmax_out_kept(out[r], n, keep[r], 1.0 / total[r], 1, stream);
     return 1;
 }
 
@@ -3022,19 +3046,15 @@ static double softmax_copy_inv(float *keep, ptrdiff_t count, float top, int f16)
  * ls_sums32, the run in L1 between them), and a group's state takes each run's in turn, the smaller maximum's
  * count and rest scaled by exp of the maxima's difference in double (a relative 2^-52 or so a step, where the
  * terms' own error is about 3e-9): the group's count of maxima and the rest of its sum, as the whole group's pass
- * forms them. A run out of range, a NaN (its sum is NaN) or a group whose entries span more than 87 leaves the
- * group to the general kernel (plain[g] = 0). */
+ * forms them. A run out of range (an infinity, a span above 87), a NaN (row_range skips it, but its term makes
+ * the run's sum, the group's rest and L NaN) or a group whose entries span more than 87 leaves the group to the
+ * general kernel (plain[g] = 0). */
 typedef struct {
     float top, low;
     int ok;
     uint64_t count;
     double rest;
 } ls_part;
-/* ls_out_run's plain float32 outputs of a contiguous run, streamed (STREAM_RUN). */
-ALWAYS void ls_out_stream32(const char *pi, char *po, ptrdiff_t n, float m, double L) {
-    vf vm = splatf(m), l = float16_shift(L);
-    STREAM_RUN(po, n, 0, i, (row_at(pi, i, n, 0, 0) - vm) - l);
-}
 ALWAYS void ls_part_add(ls_part *p, float top, float low, uint64_t count, double rest) {
     if (top > p->top) {
         p->rest = ((double)p->count + p->rest) * exp((double)p->top - (double)top) + rest;
@@ -3117,7 +3137,7 @@ static void softmax_group(const char *in, char *out, const rdims *R, const rctx 
                           ptrdiff_t ahead_out) {
     int f16 = c->in_dtype == ODML_F16, osz = f16 ? 2 : 4;
     float stack[SM_STACK + 2 * LANES];
-    if (is_row(R, c) && (f16 ? softmax_rows16(&in, &out, 1, R->n[0], stack, c)
+    if (is_row(R, c) && (f16 ? softmax_rows16(&in, &out, 1, R->n[0], stack, c, 0)
                              : softmax_rows32(&in, &out, 1, R->n[0], stack, c)))
         return;
     /* The group packed into the scratch row as it is scanned (see group_scan; its later passes then read neither
@@ -3134,14 +3154,15 @@ static void softmax_group(const char *in, char *out, const rdims *R, const rctx 
         double inv = softmax_copy_inv(keep, count, top, f16);
         int stream = R->so[R->nd - 1] == osz && count * osz >= STREAM_MIN; /* (STREAM_RUN) */
         if (R->nd == 1 && R->so[0] == osz && !stream) { /* one contiguous output run */
-            if (f16) softmax_out_kept(out, count, keep, inv, 1);
-            else softmax_out_kept(out, count, keep, inv, 0);
+            if (f16) softmax_out_kept(out, count, keep, inv, 1, 0);
+            else softmax_out_kept(out, count, keep, inv, 0, 0);
             return;
         }
         FOR_RUNS(R, in, out, pi, po, flat, {
             (void)pi; /* (outputs from the copy) */
             softmax_out_copy(keep + flat, po, R->n[R->nd - 1], R->so[R->nd - 1], f16, inv, ahead_out, stream);
         });
+        if (stream) stream_fence();
         return;
     }
     /* No scratch row (a group beyond SM_KEEP): float32 keeps its terms in the output (its sum then needs no pass
@@ -3205,17 +3226,19 @@ static void softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, p
     }
     if (is_row(R, c) && !f16 && R->n[0] <= SHORT_ROW)
         for (; g + LANES <= count; g += LANES) softmax_block(in + g * gsi, gsi, out + g * gso, gso, R, c);
+    int stream = f16 && is_row(R, c) && (count - g) * R->n[0] * 2 >= STREAM_MIN; /* (ROW_STREAM) */
     if (is_row(R, c) && R->n[0] <= SM_ROWS_LONGEST) {
         float stack[SM_STACK + 2 * LANES];
         for (; g + ROWS_MAX <= count; g += ROWS_MAX) {
             const char *ins[ROWS_MAX];
             char *outs[ROWS_MAX];
             for (int r = 0; r < ROWS_MAX; r++) ins[r] = in + (g + r) * gsi, outs[r] = out + (g + r) * gso;
-            if (!(f16 ? softmax_rows16(ins, outs, ROWS_MAX, R->n[0], stack, c)
+            if (!(f16 ? softmax_rows16(ins, outs, ROWS_MAX, R->n[0], stack, c, stream)
                       : softmax_rows32(ins, outs, ROWS_MAX, R->n[0], stack, c)))
                 for (int r = 0; r < ROWS_MAX; r++) softmax_c(ins[r], outs[r], R, c);
         }
     }
+    if (stream) stream_fence();
     for (; g < count; g++)
         softmax_group(in + g * gsi, out + g * gso, R, c, g + 1 < count ? gsi : 0, g + 1 < count ? gso : 0);
 }

@@ -978,6 +978,26 @@ ALWAYS void *far_states(const rctx *c, void *stack, ptrdiff_t *per) {
 
 /* ID##_r: the run of groups as a loop over the red_contig ID##_c (no per-group trip through the engine). */
 #define RUN_LOOP(ID) for (ptrdiff_t g = 0; g < count; g++) ID##_c(in + g * gsi, out + g * gso, R, c)
+/* The same with each next group's lines fetched (fetch_row) before the group runs. */
+#define RUN_LOOP_AHEAD(ID)                                                                                      \
+    for (ptrdiff_t g = 0; g < count; g++) {                                                                     \
+        if (g + 1 < count) fetch_row(in + (g + 1) * gsi, R, c);                                                 \
+        ID##_c(in + g * gsi, out + g * gso, R, c);                                                              \
+    }
+/* A group that is one packed row of at most ROW_AHEAD_MAX bytes: all its lines fetched, ahead of its turn. Rows
+ * run one after the other, but a kernel's passes go back over a row (ARGMAX's position), or take a row's lines
+ * faster than the hardware fetches the next row's once it sees the stream start again; on Intel's cores rows then
+ * waited for memory (one thread, (64, 512, 512), rows of 512, interleaved with caches flushed: REDUCE SUM float16
+ * 4.8 -> 2.55 ms, float32 4.5 -> 4.3, MAX float16 2.9 -> 2.3; ARGMAX float32 9.3 -> 4.8 in the benchmark). A longer
+ * row's lines would be evicted before their use. */
+#ifndef ROW_AHEAD_MAX
+#define ROW_AHEAD_MAX (16 << 10)
+#endif
+ALWAYS void fetch_row(const char *p, const rdims *R, const rctx *c) {
+    ptrdiff_t bytes = R->n[0] * c->isize;
+    if (R->nd == 1 && R->si[0] == c->isize && bytes <= ROW_AHEAD_MAX)
+        for (ptrdiff_t b = 0; b < bytes; b += 64) __builtin_prefetch(p + b);
+}
 #define RED_RUN(ID)                                                                                             \
     static void ID##_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R, \
                        const rctx *c) {                                                                         \
@@ -1507,32 +1527,26 @@ ALWAYS uint32_t argmax_run_f(const char *p, ptrdiff_t n, const int f16, int last
 /* The first/last maximum of a float group: one contiguous run takes the two-pass form (maxima only; ARGMIN's
    flag takes the general form). */
 static void group_max_min(const char *in, const rdims *R, int f16, float *max, float *min);
-ALWAYS void group_scan_ahead(const char *in, const rdims *R, int f16, const int lo, float *wide, ptrdiff_t ahead,
-                             float *max, float *min);
+ALWAYS void group_scan(const char *in, const rdims *R, int f16, const int lo, float *max, float *min);
 
-/* (`ahead`: see group_scan_ahead) */
-static uint32_t argmax_f_ahead(const char *in, const rdims *R, int f16, int last, ptrdiff_t ahead) {
+static uint32_t argmax_f(const char *in, const rdims *R, int f16, int last) {
     if (R->nd == 1 && R->si[0] == (f16 ? 2 : 4)) { /* the best value by the max-min scan, then its position */
         float top, low;
-        if (last & ODML_MIN) group_scan_ahead(in, R, f16, 1, NULL, ahead, &top, &low);
-        else group_scan_ahead(in, R, f16, 0, NULL, ahead, &top, &low); /* (maxima only) */
+        if (last & ODML_MIN) group_max_min(in, R, f16, &top, &low);
+        else group_scan(in, R, f16, 0, &top, &low); /* (maxima only) */
         float best = top == top && (last & ODML_MIN) ? low : top; /* (a NaN wins either way) */
         return f16 ? argmax_run_f(in, R->n[0], 1, last, best) : argmax_run_f(in, R->n[0], 0, last, best);
     }
     return f16 ? f16_argmax_contig(in, R, last) : f32_argmax_contig(in, R, last);
 }
-/* RUN_LOOP with the next group fetched meanwhile (its start `gsi` bytes on; see group_scan_ahead) */
-#define RUN_LOOP_AHEAD(ID)                                                                                      \
-    for (ptrdiff_t g = 0; g < count; g++) ID##_ahead(in + g * gsi, out + g * gso, R, c, g + 1 < count ? gsi : 0)
 
-static void argmax_f_c_ahead(const char *in, char *out, const rdims *R, const rctx *c, ptrdiff_t ahead) {
-    store_index(out, c->out_dtype, argmax_f_ahead(in, R, c->in_dtype == ODML_F16, c->last, ahead));
+static void argmax_f_c(const char *in, char *out, const rdims *R, const rctx *c) {
+    store_index(out, c->out_dtype, argmax_f(in, R, c->in_dtype == ODML_F16, c->last));
 }
-static void argmax_f_c(const char *in, char *out, const rdims *R, const rctx *c) { argmax_f_c_ahead(in, out, R, c, 0); }
 static void argmax_f_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R,
                        const rctx *c) {
     if (far_adjacent(R, gsi, c)) (c->in_dtype == ODML_F16 ? f16_argmax_r : f32_argmax_r)(in, gsi, out, gso, count, R, c);
-    else RUN_LOOP_AHEAD(argmax_f_c);
+    else RUN_LOOP_AHEAD(argmax_f);
 }
 
 /* ---- float lanes for HARDMAX and LOG_SOFTMAX (f32 or f16 storage, f32 compute) ---- */
@@ -1633,15 +1647,15 @@ ALWAYS void hardmax_fill(char *po, uint32_t flat, const rdims *R, int f16, uint3
     }
 }
 
-static void hardmax_c_ahead(const char *in, char *out, const rdims *R, const rctx *c, ptrdiff_t ahead) {
+
+static void hardmax_c(const char *in, char *out, const rdims *R, const rctx *c) {
     int f16 = c->in_dtype == ODML_F16;
-    uint32_t at = argmax_f_ahead(in, R, f16, 0, ahead);
+    uint32_t at = argmax_f(in, R, f16, 0);
     FOR_RUNS(R, out, out, pi, po, flat, {
         (void)pi;
         hardmax_fill(po, flat, R, f16, at);
     });
 }
-static void hardmax_c(const char *in, char *out, const rdims *R, const rctx *c) { hardmax_c_ahead(in, out, R, c, 0); }
 
 /* Far runs of adjacent groups (see GROUP_BLOCK): the indices, then the outputs, run by run, each group's output
  * run fetched for writing FILL_AHEAD groups before it is written (HARDMAX1 float16 over (0, 2) of (64, 512, 512),
@@ -1651,7 +1665,7 @@ static void hardmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, p
                       const rctx *c) {
     int f16 = c->in_dtype == ODML_F16;
     if (!far_adjacent(R, gsi, c) || R->so[R->nd - 1] != c->osize || gso != R->n[R->nd - 1] * c->osize) {
-        RUN_LOOP_AHEAD(hardmax_c);
+        RUN_LOOP_AHEAD(hardmax);
         return;
     }
     _Static_assert(sizeof(f16_amax) == sizeof(f32_amax) && _Alignof(f16_amax) == _Alignof(f32_amax), "one stack");
@@ -1918,10 +1932,10 @@ ALWAYS void scan_run(const char *pi, ptrdiff_t n, ptrdiff_t s, const int f16, co
         if (far) {
             PREFETCH_NEXT_RUN(R, pi + i * s);
             if (!f16) PREFETCH_NEXT_RUN(R, pi + (i + LANES) * s);
-        }
-        if (ahead) { /* the next group's run (see softmax_group, group_scan_ahead) */
-            __builtin_prefetch(pi + i * s + ahead);
-            if (!f16) __builtin_prefetch(pi + (i + LANES) * s + ahead);
+            if (ahead) { /* the next group's run (see softmax_group) */
+                __builtin_prefetch(pi + i * s + ahead);
+                if (!f16) __builtin_prefetch(pi + (i + LANES) * s + ahead);
+            }
         }
         vf a = lanes_f(pi + i * s, s, LANES, f16, 0), b = lanes_f(pi + (i + LANES) * s, s, LANES, f16, 0);
         if (wide) storef(wide + i, a), storef(wide + i + LANES, b);
@@ -1979,21 +1993,13 @@ ALWAYS void scan_finish(const char *in, const rdims *R, int f16, const scan_stat
 
 /* With `wide`, the group is also stored there packed as floats, in its flat order (the group's count + LANES of
  * them): later passes then read it from there, contiguous and in cache, whatever the input's layout. `ahead`
- * (bytes, 0: none): where the next group lies, fetched meanwhile when the group's runs lie far apart, or when it
- * is one contiguous run of at most ROW_AHEAD_MAX bytes: a pass that goes back over its row (ARGMAX's position)
- * breaks the sequence that the hardware follows, and on some cores (Intel's) it then fetches too little of the
- * next row in time (ARGMAX float32 rows of 512, Intel: 5.4 -> 3.8 ms); a longer row's fetches would be evicted
- * unused. */
-#ifndef ROW_AHEAD_MAX
-#define ROW_AHEAD_MAX (16 << 10)
-#endif
+ * (bytes, 0: none): where the next group lies, fetched meanwhile when the group's runs lie far apart. */
 ALWAYS void group_scan_ahead(const char *in, const rdims *R, int f16, const int lo, float *wide, ptrdiff_t ahead,
                              float *max, float *min) {
     scan_state t = SCAN_START;
     if (R->nd == 1 && R->si[0] == (f16 ? 2 : 4)) { /* one contiguous run: its own loops, f16 a constant */
-        ahead = R->n[0] * R->si[0] <= ROW_AHEAD_MAX ? ahead : 0;
-        if (f16) scan_run(in, R->n[0], 2, 1, R, 0, lo, wide, ahead, &t.mv, &t.mv2, &t.mn, &t.mn2, &t.odd);
-        else scan_run(in, R->n[0], 4, 0, R, 0, lo, wide, ahead, &t.mv, &t.mv2, &t.mn, &t.mn2, &t.odd);
+        if (f16) scan_run(in, R->n[0], 2, 1, R, 0, lo, wide, 0, &t.mv, &t.mv2, &t.mn, &t.mn2, &t.odd);
+        else scan_run(in, R->n[0], 4, 0, R, 0, lo, wide, 0, &t.mv, &t.mv2, &t.mn, &t.mn2, &t.odd);
     } else {
         FOR_RUNS(R, in, NULL, pi, po, flat, scan_far_run(pi, R, f16, wide ? wide + flat : NULL, ahead, 1, &t));
     }
@@ -3458,7 +3464,10 @@ ALWAYS void fsum_groups(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso,
                         const rctx *c, const int term, const int post) {
     int f16 = c->in_dtype == ODML_F16, bits = fsum_bits(R, f16);
     if (!far_adjacent(R, gsi, c)) {
-        for (ptrdiff_t g = 0; g < count; g++) fsum_group(in + g * gsi, out + g * gso, R, c, term, post);
+        for (ptrdiff_t g = 0; g < count; g++) {
+            if (g + 1 < count) fetch_row(in + (g + 1) * gsi, R, c);
+            fsum_group(in + g * gsi, out + g * gso, R, c, term, post);
+        }
         return;
     }
     fsums stack[GROUP_BLOCK];
@@ -3607,7 +3616,7 @@ static void fextreme_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, 
                        const rctx *c) {
     int f16 = c->in_dtype == ODML_F16;
     if (!far_adjacent(R, gsi, c)) {
-        RUN_LOOP(fextreme);
+        RUN_LOOP_AHEAD(fextreme);
         return;
     }
     scan_state stack[GROUP_BLOCK];

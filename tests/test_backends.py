@@ -503,19 +503,23 @@ def test_softmax_family_streamed_outputs(dtype, isa, threads):
     """Outputs of a MiB or more (STREAM_MIN in kernels.c: streaming stores from each run's first 64-byte boundary
     on, its head and tail plainly): far blocks of 64 groups over (0, 2) (runs of 1000 entries a multiple of 4 KiB
     apart: every alignment of a run's head and tail), one large contiguous group over (1, 2) and rows of 500
-    entries that go a few at a time (the rows' paths; float16 rows stream), written at every
-    offset a binding may have within 64 bytes (multiples of 16) of a buffer between guard bytes: the same bits as
-    into a fresh array, on 1 and 2 threads, and nothing written outside the output."""
+    entries that go a few at a time (the rows' paths, which do not stream), written at every
+    offset a binding may have within 64 bytes (multiples of 16) of a buffer between guard bytes: within the bound
+    of float64, the same bits as into a fresh array, on 1 and 2 threads, and nothing written outside the output."""
     item = np.dtype(dtype).itemsize
     rng = np.random.default_rng([item, len(isa), 5])
     dt = T.FLOAT32 if dtype == np.float32 else T.FLOAT16
     for shape, axes in [((9, 512 // item, 1000), (0, 2)), ((2, 1536 // item, 1000), (1, 2)), ((2, 600, 500), (2,))]:
         x = (rng.standard_normal(shape) * 3).astype(dtype)
         desc_x = dml.BufferTensorDesc(dt, x.shape)
-        for op in (dml.ActivationSoftmax1OperatorDesc, dml.ActivationLogSoftmax1OperatorDesc):
+        for name, op in (
+            ("softmax", dml.ActivationSoftmax1OperatorDesc),
+            ("log_softmax", dml.ActivationLogSoftmax1OperatorDesc),
+        ):
             desc = op(input_tensor=desc_x, output_tensor=desc_x, axes=axes)
             compiled = COMPILED.compile_operator(COMPILED.create_operator(desc))
             (want,) = compiled.execute([x])
+            assert ulps(want, FLOAT64[name](x, axes)) <= bound(name, dtype), (name, axes)
             for n in (1, 2):
                 threads(n)
                 for offset in (0, 16, 32, 48) if n == 1 else (0, 48):

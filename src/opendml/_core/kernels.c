@@ -1581,9 +1581,8 @@ ALWAYS void put_lanes_f(char *p, ptrdiff_t s, ptrdiff_t nl, int f16, vf v) {
  * 64-byte boundary on, its head and tail plainly; V: the vector of its entries from i on (lanes past the run are
  * not stored). For outputs large enough (STREAM_MIN) to be written back to memory anyway: the stores bypass the
  * caches, so the lines are not read first. Every caller fences (stream_fence) before it returns. */
-/* ROW_STREAM: the softmaxes' float16 rows stream their outputs (a total of STREAM_MIN or more); float32 rows do
- * not: rows of 512, (64, 512, 512), Intel, one thread: float16 LOG_SOFTMAX1 7.3 -> 6.5 ms, SOFTMAX1 6.9 -> 6.7, but
- * float32 8.3 -> 12.8 and 8.5 -> 12.6 (their output lines fetched for writing or not). */
+/* (Rows do not stream: float32 rows of 512, (64, 512, 512), Intel, one thread, went 8.3 -> 12.8 ms with it; float16
+ * rows gained nothing for LOG_SOFTMAX1 and 6% for SOFTMAX1, and only where one call holds 1 MiB of them.) */
 #define STREAM_RUN(po, n, f16, i, V)                                                                            \
     do {                                                                                                        \
         ptrdiff_t z_ = (f16) ? 2 : 4, head_ = (ptrdiff_t)(-(uintptr_t)(po) & 63) / z_, i = 0;                   \
@@ -2352,21 +2351,15 @@ ALWAYS void ls_out_stream32(const char *pi, char *po, ptrdiff_t n, float m, doub
     STREAM_RUN(po, n, 0, i, (row_at(pi, i, n, 0, 0) - vm) - l);
 }
 
-/* ls_out_run's float16 row outputs from the row widened (see row_range); streamed with `stream` (STREAM_RUN). */
-ALWAYS void ls_out_wide(const float *wide, char *out, ptrdiff_t n, float m, double L, int stream) {
+/* ls_out_run's float16 row outputs from the row widened (see row_range). */
+ALWAYS void ls_out_wide(const float *wide, char *out, ptrdiff_t n, float m, double L) {
     vf vm = splatf(m), l = float16_shift(L);
-    if (stream) {
-        STREAM_RUN(out, n, 1, i, (loadf(wide + i) - vm) - l);
-        return;
-    }
     ptrdiff_t i = 0;
     for (; i + LANES <= n; i += LANES) store_f16(out + i * 2, (loadf(wide + i) - vm) - l);
     if (i < n) put_lanes_f(out + i * 2, 2, n - i, 1, (loadf(wide + i) - vm) - l);
 }
 
-/* (`stream`: float16 rows' outputs streamed, see STREAM_RUN; the caller fences) */
-ALWAYS int log_softmax_rows(const char *const in[], char *const out[], const int k, const rdims *R, int f16,
-                            int stream) {
+ALWAYS int log_softmax_rows(const char *const in[], char *const out[], const int k, const rdims *R, int f16) {
     ptrdiff_t n = R->n[0];
     ls_row a[ROWS_MAX] = {0};
     float wide[ROWS_MAX * (LS_ROWS_LONGEST + LANES)]; /* (float16 rows: widened once, see row_range) */
@@ -2388,7 +2381,7 @@ ALWAYS int log_softmax_rows(const char *const in[], char *const out[], const int
     for (int r = 0; r < k; r++)
         if (a[r].L != a[r].L) return 0; /* a NaN entry */
     for (int r = 0; r < k; r++) {
-        if (widen16) ls_out_wide(wide + r * (n + LANES), out[r], n, a[r].top, a[r].L, stream);
+        if (widen16) ls_out_wide(wide + r * (n + LANES), out[r], n, a[r].top, a[r].L);
         else ls_out_run(in[r], out[r], R, f16, a[r].top, a[r].L, 1, 1);
     }
     return 1;
@@ -2459,8 +2452,7 @@ static void log_softmax_group(const char *in, char *out, const rdims *R, const r
     int f16 = c->in_dtype == ODML_F16;
     const char *ins[1] = {in};
     char *outs[1] = {out};
-    if (is_row(R, c) && (f16 ? log_softmax_rows(ins, outs, 1, R, 1, 0) : log_softmax_rows(ins, outs, 1, R, 0, 0)))
-        return;
+    if (is_row(R, c) && (f16 ? log_softmax_rows(ins, outs, 1, R, 1) : log_softmax_rows(ins, outs, 1, R, 0))) return;
     ptrdiff_t count = (ptrdiff_t)group_count(R);
     float m, low, stack[2 * (SM_STACK + 2 * LANES)], *wide = scratch_row(count, stack, c);
     float *kh = wide ? wide + count + 2 * LANES : NULL; /* (LOG_SOFTMAX's scratch holds two rows: see reduce) */
@@ -2602,13 +2594,13 @@ static void log_softmax_block(const char *in, ptrdiff_t gsi, char *out, ptrdiff_
 
 /* Rows k at a time (k, f16: constants) while k remain; returns how many were done. */
 ALWAYS ptrdiff_t ls_row_groups(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count,
-                               const rdims *R, const rctx *c, const int k, const int f16, int stream) {
+                               const rdims *R, const rctx *c, const int k, const int f16) {
     ptrdiff_t g = 0;
     for (; g + k <= count; g += k) {
         const char *ins[ROWS_MAX];
         char *outs[ROWS_MAX];
         for (int r = 0; r < k; r++) ins[r] = in + (g + r) * gsi, outs[r] = out + (g + r) * gso;
-        if (!log_softmax_rows(ins, outs, k, R, f16, stream))
+        if (!log_softmax_rows(ins, outs, k, R, f16))
             for (int r = 0; r < k; r++) log_softmax_c(ins[r], outs[r], R, c);
     }
     return g;
@@ -2623,11 +2615,9 @@ static void log_softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gs
     }
     if (is_row(R, c) && !f16 && R->n[0] <= SHORT_ROW)
         for (; g + LANES <= count; g += LANES) log_softmax_block(in + g * gsi, gsi, out + g * gso, gso, R, c);
-    int stream = f16 && is_row(R, c) && (count - g) * R->n[0] * 2 >= STREAM_MIN; /* (ROW_STREAM) */
     if (is_row(R, c) && R->n[0] <= LS_ROWS_LONGEST)
-        g += f16 ? ls_row_groups(in + g * gsi, gsi, out + g * gso, gso, count - g, R, c, ROWS_MAX, 1, stream)
-                 : ls_row_groups(in + g * gsi, gsi, out + g * gso, gso, count - g, R, c, ROWS_MAX, 0, stream);
-    if (stream) stream_fence();
+        g += f16 ? ls_row_groups(in + g * gsi, gsi, out + g * gso, gso, count - g, R, c, ROWS_MAX, 1)
+                 : ls_row_groups(in + g * gsi, gsi, out + g * gso, gso, count - g, R, c, ROWS_MAX, 0);
     for (; g < count; g++)
         log_softmax_group(in + g * gsi, out + g * gso, R, c, g + 1 < count ? gsi : 0, g + 1 < count ? gso : 0);
 }
@@ -2996,11 +2986,7 @@ ALWAYS double softmax_terms_kept(float *keep, ptrdiff_t n, float top, const int 
 }
 
 /* The outputs e * inv of n kept terms into one contiguous run. */
-ALWAYS void softmax_out_kept(char *out, ptrdiff_t n, const float *keep, double inv, const int f16, int stream) {
-    if (stream) { /* (see STREAM_RUN) */
-        STREAM_RUN(out, n, f16, i, softmax_scaled(loadf(keep + i), inv, f16));
-        return;
-    }
+ALWAYS void softmax_out_kept(char *out, ptrdiff_t n, const float *keep, double inv, const int f16) {
     ptrdiff_t i = 0, osz = f16 ? 2 : 4;
     for (; i + LANES <= n; i += LANES)
         put_lanes_f(out + i * osz, osz, LANES, f16, softmax_scaled(loadf(keep + i), inv, f16));
@@ -3010,9 +2996,8 @@ ALWAYS void softmax_out_kept(char *out, ptrdiff_t n, const float *keep, double i
 /* SOFTMAX of k float16 rows (a constant, at most ROWS_MAX) stage by stage, as fdsum explains: each row widened
  * into its scratch row (see row_range; `stack` as softmax_rows32's), its terms in place there and its outputs
  * e * (1 / sum) in float32. Returns 0 (outputs untouched) when the general kernel must do them. */
-/* (`stream`: the outputs streamed, see STREAM_RUN; the caller fences) */
 ALWAYS int softmax_rows16(const char *const in[], char *const out[], const int k, ptrdiff_t n, float *stack,
-                          const rctx *c, int stream) {
+                          const rctx *c) {
     float top[ROWS_MAX], *keep[ROWS_MAX] = {0};
     double total[ROWS_MAX];
     for (int r = 0; r < k; r++) {
@@ -3022,7 +3007,7 @@ ALWAYS int softmax_rows16(const char *const in[], char *const out[], const int k
     for (int r = 0; r < k; r++) total[r] = softmax_terms_kept(keep[r], n, top[r], 1, in[r], k);
     for (int r = 0; r < k; r++)
         if (total[r] != total[r]) return 0; /* a NaN entry */
-    for (int r = 0; r < k; r++) softmax_out_kept(out[r], n, keep[r], 1.0 / total[r], 1, stream);
+    for (int r = 0; r < k; r++) softmax_out_kept(out[r], n, keep[r], 1.0 / total[r], 1);
     return 1;
 }
 
@@ -3143,7 +3128,7 @@ static void softmax_group(const char *in, char *out, const rdims *R, const rctx 
                           ptrdiff_t ahead_out) {
     int f16 = c->in_dtype == ODML_F16, osz = f16 ? 2 : 4;
     float stack[SM_STACK + 2 * LANES];
-    if (is_row(R, c) && (f16 ? softmax_rows16(&in, &out, 1, R->n[0], stack, c, 0)
+    if (is_row(R, c) && (f16 ? softmax_rows16(&in, &out, 1, R->n[0], stack, c)
                              : softmax_rows32(&in, &out, 1, R->n[0], stack, c)))
         return;
     /* The group packed into the scratch row as it is scanned (see group_scan; its later passes then read neither
@@ -3160,8 +3145,8 @@ static void softmax_group(const char *in, char *out, const rdims *R, const rctx 
         double inv = softmax_copy_inv(keep, count, top, f16);
         int stream = R->so[R->nd - 1] == osz && count * osz >= STREAM_MIN; /* (STREAM_RUN) */
         if (R->nd == 1 && R->so[0] == osz && !stream) { /* one contiguous output run */
-            if (f16) softmax_out_kept(out, count, keep, inv, 1, 0);
-            else softmax_out_kept(out, count, keep, inv, 0, 0);
+            if (f16) softmax_out_kept(out, count, keep, inv, 1);
+            else softmax_out_kept(out, count, keep, inv, 0);
             return;
         }
         FOR_RUNS(R, in, out, pi, po, flat, {
@@ -3232,19 +3217,17 @@ static void softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, p
     }
     if (is_row(R, c) && !f16 && R->n[0] <= SHORT_ROW)
         for (; g + LANES <= count; g += LANES) softmax_block(in + g * gsi, gsi, out + g * gso, gso, R, c);
-    int stream = f16 && is_row(R, c) && (count - g) * R->n[0] * 2 >= STREAM_MIN; /* (ROW_STREAM) */
     if (is_row(R, c) && R->n[0] <= SM_ROWS_LONGEST) {
         float stack[SM_STACK + 2 * LANES];
         for (; g + ROWS_MAX <= count; g += ROWS_MAX) {
             const char *ins[ROWS_MAX];
             char *outs[ROWS_MAX];
             for (int r = 0; r < ROWS_MAX; r++) ins[r] = in + (g + r) * gsi, outs[r] = out + (g + r) * gso;
-            if (!(f16 ? softmax_rows16(ins, outs, ROWS_MAX, R->n[0], stack, c, stream)
+            if (!(f16 ? softmax_rows16(ins, outs, ROWS_MAX, R->n[0], stack, c)
                       : softmax_rows32(ins, outs, ROWS_MAX, R->n[0], stack, c)))
                 for (int r = 0; r < ROWS_MAX; r++) softmax_c(ins[r], outs[r], R, c);
         }
     }
-    if (stream) stream_fence();
     for (; g < count; g++)
         softmax_group(in + g * gsi, out + g * gso, R, c, g + 1 < count ? gsi : 0, g + 1 < count ? gso : 0);
 }

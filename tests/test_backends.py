@@ -502,15 +502,18 @@ def test_softmax_family_far_groups(op, dtype, isa):
 def test_softmax_family_streamed_outputs(dtype, isa, threads):
     """Outputs of a MiB or more (STREAM_MIN in kernels.c: streaming stores from each run's first 64-byte boundary
     on, its head and tail plainly): far blocks of 64 groups over (0, 2) (runs of 1000 entries a multiple of 4 KiB
-    apart: every alignment of a run's head and tail), one large contiguous group over (1, 2) and rows of 500
+    apart: every alignment of a run's head and tail), two long rows over (1, 2) (LONG_ROW; the second with an entry
+    far below its maximum, which leaves it to the general kernel) and rows of 500
     entries that go a few at a time (the rows' paths, which do not stream), written at every
     offset a binding may have within 64 bytes (multiples of 16) of a buffer between guard bytes: within the bound
     of float64, the same bits as into a fresh array, on 1 and 2 threads, and nothing written outside the output."""
     item = np.dtype(dtype).itemsize
     rng = np.random.default_rng([item, len(isa), 5])
     dt = T.FLOAT32 if dtype == np.float32 else T.FLOAT16
-    for shape, axes in [((9, 512 // item, 1000), (0, 2)), ((2, 1536 // item, 1000), (1, 2)), ((2, 600, 500), (2,))]:
+    for shape, axes in [((9, 512 // item, 1000), (0, 2)), ((2, 1536 // item + 1, 1000), (1, 2)), ((2, 600, 500), (2,))]:
         x = (rng.standard_normal(shape) * 3).astype(dtype)
+        if axes == (1, 2):
+            x[1, 5, 7] = -100.0
         desc_x = dml.BufferTensorDesc(dt, x.shape)
         for name, op in (
             ("softmax", dml.ActivationSoftmax1OperatorDesc),

@@ -144,6 +144,13 @@ static inline void scatter_f16(char *p, ptrdiff_t s, ptrdiff_t n, vf v) {
 
 /* Large contiguous outputs are written with streaming stores once aligned (see simd.h). */
 #define STREAM_MIN (1 << 20)
+/* A softmax's row (a packed group) of at least LONG_ROW elements, taken alone, streams its outputs (STREAM_RUN)
+ * and does not fetch its output lines ahead: the row, its outputs read for writing and its kept terms did not all
+ * stay in L2 (one thread, Intel, flushed caches: LOG_SOFTMAX1 float32 over (1, 2) of (64, 512, 512) 17.0 -> 13.7
+ * ms, float16 9.4 -> 6.1, SOFTMAX1 float16 9.5 -> 6.9; rows of 2^17, (512, 131072), float32 LOG_SOFTMAX1 55.7 ->
+ * 45.4, SOFTMAX1 60.8 -> 47.4). Such a row in cache pays: LOG_SOFTMAX1 of (2, 131072) float32 back to back, 0.125
+ * -> 0.143 ms. */
+#define LONG_ROW (1 << 17)
 
 #define UNARY_LOOPS(NAME, OP)                                                                                   \
     static void NAME##_f32(ptrdiff_t n, char *const *p, const ptrdiff_t *s, const odml_params *prm_at) {       \
@@ -1581,8 +1588,9 @@ ALWAYS void put_lanes_f(char *p, ptrdiff_t s, ptrdiff_t nl, int f16, vf v) {
  * 64-byte boundary on, its head and tail plainly; V: the vector of its entries from i on (lanes past the run are
  * not stored). For outputs large enough (STREAM_MIN) to be written back to memory anyway: the stores bypass the
  * caches, so the lines are not read first. Every caller fences (stream_fence) before it returns. */
-/* (Rows do not stream: float32 rows of 512, (64, 512, 512), Intel, one thread, went 8.3 -> 12.8 ms with it; float16
- * rows gained nothing for LOG_SOFTMAX1 and 6% for SOFTMAX1, and only where one call holds 1 MiB of them.) */
+/* (Short rows do not stream: float32 rows of 512, (64, 512, 512), Intel, one thread, went 8.3 -> 12.8 ms with it;
+ * float16 rows gained nothing for LOG_SOFTMAX1 and 6% for SOFTMAX1, and only where one call holds 1 MiB of them.
+ * Long rows do: LONG_ROW.) */
 #define STREAM_RUN(po, n, f16, i, V)                                                                            \
     do {                                                                                                        \
         ptrdiff_t z_ = (f16) ? 2 : 4, head_ = (ptrdiff_t)(-(uintptr_t)(po) & 63) / z_, i = 0;                   \
@@ -2345,10 +2353,10 @@ ALWAYS void ls_out_run(const char *pi, char *po, const rdims *R, int f16, float 
                        int plain);
 ALWAYS vf float16_shift(double L);
 
-/* ls_out_run's plain float32 outputs of a contiguous run, streamed (STREAM_RUN). */
-ALWAYS void ls_out_stream32(const char *pi, char *po, ptrdiff_t n, float m, double L) {
+/* ls_out_run's outputs of a contiguous run, float32 plain or a float16 row, streamed (STREAM_RUN). */
+ALWAYS void ls_out_stream(const char *pi, char *po, ptrdiff_t n, const int f16, float m, double L) {
     vf vm = splatf(m), l = float16_shift(L);
-    STREAM_RUN(po, n, 0, i, (row_at(pi, i, n, 0, 0) - vm) - l);
+    STREAM_RUN(po, n, f16, i, (row_at(pi, i, n, f16, 0) - vm) - l);
 }
 
 /* ls_out_run's float16 row outputs from the row widened (see row_range). */
@@ -2363,12 +2371,12 @@ ALWAYS int log_softmax_rows(const char *const in[], char *const out[], const int
     ptrdiff_t n = R->n[0];
     ls_row a[ROWS_MAX] = {0};
     float wide[ROWS_MAX * (LS_ROWS_LONGEST + LANES)]; /* (float16 rows: widened once, see row_range) */
-    int widen16 = f16 && n <= LS_ROWS_LONGEST;
+    int widen16 = f16 && n <= LS_ROWS_LONGEST, long_row = k == 1 && n >= LONG_ROW;
     for (int r = 0; r < k; r++)
         if (!row_range(in[r], n, f16, widen16 ? wide + r * (n + LANES) : NULL, &a[r].top, &a[r].low)) return 0;
     for (int r = 0; r < k; r++) {
         if (widen16) a[r].rest = rest16_wide(wide + r * (n + LANES), in[r], n, a[r].top, k, &a[r].count);
-        else ls_sum(in[r], out[r], R, f16, k, &a[r]);
+        else ls_sum(in[r], long_row ? NULL : out[r], R, f16, k, &a[r]);
     }
     for (int r = 0; r < k; r += 2) {
         if (r + 1 < k) {
@@ -2382,6 +2390,8 @@ ALWAYS int log_softmax_rows(const char *const in[], char *const out[], const int
         if (a[r].L != a[r].L) return 0; /* a NaN entry */
     for (int r = 0; r < k; r++) {
         if (widen16) ls_out_wide(wide + r * (n + LANES), out[r], n, a[r].top, a[r].L);
+        else if (long_row && f16) ls_out_stream(in[r], out[r], n, 1, a[r].top, a[r].L), stream_fence();
+        else if (long_row) ls_out_stream(in[r], out[r], n, 0, a[r].top, a[r].L), stream_fence();
         else ls_out_run(in[r], out[r], R, f16, a[r].top, a[r].L, 1, 1);
     }
     return 1;
@@ -2880,21 +2890,22 @@ ALWAYS vf softmax_scaled(vf e, double inv, int f16) { return f16 ? e * (float)in
  * alignment on (ROW_STORE_F32), its terms placed as the outputs so that those loads are aligned too; a short row
  * stores as it computed (a load across two vectors stored a moment before, still in the store queue, would wait
  * for both). */
-/* The terms of a row into keep (the next row `ahead` rows on fetched meanwhile); returns their sum. */
+/* The terms of a row into keep, unless NULL (the next row `ahead` rows on fetched meanwhile, and the row's output
+ * lines unless `out` is NULL); returns their sum. */
 ALWAYS dsum softmax_sum32(const char *in, char *out, ptrdiff_t n, ptrdiff_t ahead, float top, float *keep) {
     vf m = splatf(top);
     dsum sum = {0};
     ptrdiff_t i = 0;
     for (; i + LANES <= n; i += LANES) {
         __builtin_prefetch(in + (i + ahead * n) * 4); /* a later row, usually adjacent */
-        __builtin_prefetch(out + i * 4, 1);           /* this output line, for writing: read from memory now */
+        if (out) __builtin_prefetch(out + i * 4, 1); /* this output line, for writing: read from memory now */
         vf e = softmax_term(loadf(in + i * 4), m);
-        storef(keep + i, e);
+        if (keep) storef(keep + i, e);
         dsum_add(&sum, e);
     }
     if (i < n) {
         vf e = selectf(IOTA < (vu){0} + (uint32_t)(n - i), softmax_term(row_at(in, i, n, 0, top), m), splatf(0));
-        storef(keep + i, e);
+        if (keep) storef(keep + i, e);
         dsum_add(&sum, e);
     }
     return sum; /* (lane by lane: dsum_total adds them) */
@@ -2936,6 +2947,23 @@ ALWAYS int softmax_rows32(const char *const in[], char *const out[], const int k
     for (int r = 0; r < k; r++)
         if (total[r] != total[r]) return 0; /* a NaN entry */
     for (int r = 0; r < k; r++) softmax_out32(out[r], n, keep[r], total[r], aligned);
+    return 1;
+}
+
+/* SOFTMAX of one long float32 row (LONG_ROW): its terms summed, then computed again from the row (still in L2) for
+ * its outputs, not kept: the kept terms and the row did not both stay in L2 (SOFTMAX1 over (1, 2) of
+ * (64, 512, 512), Intel, one thread, flushed caches: 21.0 ms as a short row, 15.4 kept, 14.2 so). The same bits as
+ * softmax_rows32's. Returns 0 (outputs untouched) when the general kernel must do it. */
+ALWAYS int softmax_long32(const char *in, char *out, ptrdiff_t n) {
+    float top, low;
+    if (!row_range(in, n, 0, NULL, &top, &low)) return 0;
+    dsum sum = softmax_sum32(in, NULL, n, 1, top, NULL);
+    double total = dsum_total(&sum);
+    if (total != total) return 0; /* a NaN entry */
+    fscale inv = fscale_of(1.0 / total);
+    vf m = splatf(top);
+    STREAM_RUN(out, n, 0, i, fscaled(softmax_term(row_at(in, i, n, 0, top), m), inv));
+    stream_fence();
     return 1;
 }
 
@@ -2993,6 +3021,20 @@ ALWAYS void softmax_out_kept(char *out, ptrdiff_t n, const float *keep, double i
     if (i < n) put_lanes_f(out + i * osz, osz, n - i, f16, softmax_scaled(loadf(keep + i), inv, f16));
 }
 
+/* The outputs e * inv of one output run (n elements so bytes apart) from the run's kept terms w (the next group's
+ * run, ahead_out bytes on, fetched for writing meanwhile when it is not 0). */
+ALWAYS void softmax_out_copy(const float *w, char *po, ptrdiff_t n, ptrdiff_t so, int f16, double inv,
+                             ptrdiff_t ahead_out, int stream) {
+    if (stream) { /* (so: the entry's size) */
+        STREAM_RUN(po, n, f16, i, softmax_scaled(loadf(w + i), inv, f16));
+        return;
+    }
+    for (ptrdiff_t i = 0; i < n; i += LANES) {
+        if (ahead_out) __builtin_prefetch(po + i * so + ahead_out, 1);
+        put_lanes_f(po + i * so, so, n - i < LANES ? n - i : LANES, f16, softmax_scaled(loadf(w + i), inv, f16));
+    }
+}
+
 /* SOFTMAX of k float16 rows (a constant, at most ROWS_MAX) stage by stage, as fdsum explains: each row widened
  * into its scratch row (see row_range; `stack` as softmax_rows32's), its terms in place there and its outputs
  * e * (1 / sum) in float32. Returns 0 (outputs untouched) when the general kernel must do them. */
@@ -3007,22 +3049,13 @@ ALWAYS int softmax_rows16(const char *const in[], char *const out[], const int k
     for (int r = 0; r < k; r++) total[r] = softmax_terms_kept(keep[r], n, top[r], 1, in[r], k);
     for (int r = 0; r < k; r++)
         if (total[r] != total[r]) return 0; /* a NaN entry */
+    if (k == 1 && n >= LONG_ROW) {
+        softmax_out_copy(keep[0], out[0], n, 2, 1, 1.0 / total[0], 0, 1);
+        stream_fence();
+        return 1;
+    }
     for (int r = 0; r < k; r++) softmax_out_kept(out[r], n, keep[r], 1.0 / total[r], 1);
     return 1;
-}
-
-/* The outputs e * inv of one output run (n elements so bytes apart) from the run's kept terms w (the next group's
- * run, ahead_out bytes on, fetched for writing meanwhile when it is not 0). */
-ALWAYS void softmax_out_copy(const float *w, char *po, ptrdiff_t n, ptrdiff_t so, int f16, double inv,
-                             ptrdiff_t ahead_out, int stream) {
-    if (stream) { /* (so: the entry's size) */
-        STREAM_RUN(po, n, f16, i, softmax_scaled(loadf(w + i), inv, f16));
-        return;
-    }
-    for (ptrdiff_t i = 0; i < n; i += LANES) {
-        if (ahead_out) __builtin_prefetch(po + i * so + ahead_out, 1);
-        put_lanes_f(po + i * so, so, n - i < LANES ? n - i : LANES, f16, softmax_scaled(loadf(w + i), inv, f16));
-    }
 }
 
 /* The terms of a plain group's packed copy, in place; returns 1 / their sum. */
@@ -3110,7 +3143,7 @@ static void softmaxes_far(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gs
             for (int g = 0; g < gb; g++) {
                 if (!plain[g]) continue;
                 const float *w = copy ? wide + g * ws + flat : NULL;
-                if (!copy && stream) ls_out_stream32(pi + g * gsi, po + g * gso, rn, m[g], v[g]);
+                if (!copy && stream) ls_out_stream(pi + g * gsi, po + g * gso, rn, 0, m[g], v[g]);
                 else if (!copy) ls_out_run(pi + g * gsi, po + g * gso, R, 0, m[g], v[g], 0, 1);
                 else if (log) ls_out_copy(w, po + g * gso, rn, so, 1, m[g], v[g], 0, stream);
                 else softmax_out_copy(w, po + g * gso, rn, so, f16, v[g], 0, stream);
@@ -3128,8 +3161,9 @@ static void softmax_group(const char *in, char *out, const rdims *R, const rctx 
                           ptrdiff_t ahead_out) {
     int f16 = c->in_dtype == ODML_F16, osz = f16 ? 2 : 4;
     float stack[SM_STACK + 2 * LANES];
-    if (is_row(R, c) && (f16 ? softmax_rows16(&in, &out, 1, R->n[0], stack, c)
-                             : softmax_rows32(&in, &out, 1, R->n[0], stack, c)))
+    if (is_row(R, c) && (f16                             ? softmax_rows16(&in, &out, 1, R->n[0], stack, c)
+                         : R->n[0] >= LONG_ROW ? softmax_long32(in, out, R->n[0])
+                                                   : softmax_rows32(&in, &out, 1, R->n[0], stack, c)))
         return;
     /* The group packed into the scratch row as it is scanned (see group_scan; its later passes then read neither
      * the input's layout nor its memory), its terms then in place there. */

@@ -928,7 +928,7 @@ typedef struct {
     int in_dtype, out_dtype, isize, osize, last; /* last: ODML_LAST | ODML_MIN flags */
     ptrdiff_t scratch_n; /* floats of scratch row each task allocates for its groups (0: none; see scratch_row) */
     float *scratch;
-    int far_gb; /* far groups a block holds in the scratch: the softmaxes' copies (see FAR_COPY), or the one-pass
+    int far_gb; /* far groups a block holds: the softmaxes' (see FAR_READS), or the one-pass
                  * reductions' states (see FAR_GROUPS); 0: none */
 } rctx;
 
@@ -2507,31 +2507,32 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
 
 /* ---- The softmaxes' far groups (see GROUP_BLOCK), where reduce picks them (runs a multiple of 4 KiB apart:
  * a group's runs then share a few cache sets, and a group at a time loses its fetches of the next group before
- * it reaches them): a block of c->far_gb adjacent groups is scanned run by run, in pieces of runs laid end to end,
- * and (SOFTMAX, float16 LOG_SOFTMAX) packed there, group by group, into the task's scratch, a group every
- * count + LANES floats, as floats; each plain group's sum and outputs then come from its copy as in
- * softmax_group and log_softmax_group (the same functions: the same bits), the outputs written run by run across
- * the block. Over (0, 2) of (64, 512, 512), one thread, against a group at a time (SOFTMAX) or three passes of
- * the input (float16 LOG_SOFTMAX): SOFTMAX float32 17.6 -> 13.2 ms, float16 8.0 -> 7.1, LOG_SOFTMAX float16
- * 9.3 -> 7.5. A block's pieces must be long (copies within 512 KiB, which the core's L2 keeps, left pieces of
- * 8 KiB: 14 -> 20 ms for float32 LOG_SOFTMAX), so the copy lives in L3 (FAR_COPY); float32 LOG_SOFTMAX reads its
- * input three times instead (writing a copy cost it 7%), and takes this path for long runs too (512 entries or
- * more). A group out of the plain range (a NaN, an infinity, an entry more than 87 below its maximum) is done
- * alone afterwards. ---- */
-#ifndef FAR_COPY
-#define FAR_COPY (4 << 20) /* bytes */
+ * it reaches them; float32 LOG_SOFTMAX's runs of 512 or more at any stride): a block of c->far_gb adjacent groups
+ * (at most FAR_READS bytes of input, so that it stays in L2 between its passes, but pieces of at least FAR_PIECE
+ * bytes a run, one page, where the hardware's fetches stop) goes in three reads of its input, run by run in
+ * memory order: the maxima (block_scan), each group's sum relative to its maximum (as the rows', run by run;
+ * meanwhile the next block's same pieces are fetched, so that its scan reads L2), then its outputs, the terms
+ * computed again, streamed when the call's outputs reach STREAM_MIN. No copy: packed into a scratch of 4 MiB as
+ * they were scanned before, a block's later passes read L3 (one thread, Intel, caches flushed, over (0, 2) of
+ * (64, 512, 512), interleaved: SOFTMAX1 float32 19.2 -> 16.1 ms, float16 12.1 -> 8.9, LOG_SOFTMAX1 float16 12.9
+ * -> 8.9; float32 LOG_SOFTMAX1, which read its input twice, each run with its own maximum merged in double, 15.7
+ * -> 15.9; runs of 64, (512, 512, 64): SOFTMAX1 float32 25.1 -> 28.4 (two exps an entry, where the copy took
+ * one), float16 16.8 -> 15.4, LOG_SOFTMAX1 about the same). The sums run in another order than a group taken
+ * alone (see softmax_group), so the two can differ in the last bit. A group out of the plain range (a NaN, an
+ * infinity, an entry more than 87 below its maximum) is done alone afterwards. ---- */
+#ifndef FAR_READS
+#define FAR_READS (256 << 10) /* bytes */
 #endif
+#define FAR_PIECE 4096 /* bytes */
 
-/* The maxima of gb adjacent groups with far runs, run by run (with `wide`, each packed into wide + g * ws), and
- * whether each is plain for the softmaxes: a finite maximum, every entry within 87 of it. */
-static void block_scan(const char *in, ptrdiff_t gsi, int gb, const rdims *R, int f16, float *wide, ptrdiff_t ws,
-                       float *m, int *plain) {
+/* The maxima of gb adjacent groups with far runs, run by run, and whether each is plain for the softmaxes: a
+ * finite maximum, every entry within 87 of it. */
+static void block_scan(const char *in, ptrdiff_t gsi, int gb, const rdims *R, int f16, float *m, int *plain) {
     scan_state t[GROUP_BLOCK];
     for (int g = 0; g < gb; g++) t[g] = (scan_state)SCAN_START;
     FOR_RUNS(R, in, NULL, pi, po, flat, {
-        float *w = wide ? wide + flat : NULL;
-        FETCH_CONSTANT(gb, gsi, for (int g = 0; g < gb; g++)
-                                    scan_far_run(pi + g * gsi, R, f16, w ? w + g * ws : NULL, 0, FETCH_K, &t[g]));
+        FETCH_CONSTANT(gb, gsi,
+                       for (int g = 0; g < gb; g++) scan_far_run(pi + g * gsi, R, f16, NULL, 0, FETCH_K, &t[g]));
     });
     for (int g = 0; g < gb; g++) {
         float low;
@@ -2619,7 +2620,7 @@ static void log_softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gs
                           const rctx *c) {
     int f16 = c->in_dtype == ODML_F16;
     ptrdiff_t g = 0;
-    if (c->far_gb && (c->scratch || !f16)) { /* (float32 keeps no copy) */
+    if (c->far_gb) {
         softmaxes_far(in, gsi, out, gso, count, R, c, 1);
         return;
     }
@@ -3064,89 +3065,103 @@ static double softmax_copy_inv(float *keep, ptrdiff_t count, float top, int f16)
                       : softmax_terms_kept(keep, count, top, 0, NULL, 0));
 }
 
-/* LOG_SOFTMAX (`log`) or SOFTMAX of far groups. */
-/* Float32 LOG_SOFTMAX of a far block in two reads of its input, not three: each run of each group, in memory
- * order, gets its own maximum and the sum of its terms relative to that (the rows' passes, row_range then
- * ls_sums32, the run in L1 between them), and a group's state takes each run's in turn, the smaller maximum's
- * count and rest scaled by exp of the maxima's difference in double (a relative 2^-52 or so a step, where the
- * terms' own error is about 3e-9): the group's count of maxima and the rest of its sum, as the whole group's pass
- * forms them. A run out of range (an infinity, a span above 87), a NaN (row_range skips it, but its term makes
- * the run's sum, the group's rest and L NaN) or a group whose entries span more than 87 leaves the group to the
- * general kernel (plain[g] = 0). */
+/* A far group's sum (softmaxes_far): SOFTMAX's terms (float32 in double lane by lane, float16 as
+ * fdsum) or float16 LOG_SOFTMAX's rest16. */
 typedef struct {
-    float top, low;
-    int ok;
-    uint64_t count;
-    double rest;
-} ls_part;
-ALWAYS void ls_part_add(ls_part *p, float top, float low, uint64_t count, double rest) {
-    if (top > p->top) {
-        p->rest = ((double)p->count + p->rest) * exp((double)p->top - (double)top) + rest;
-        p->count = count, p->top = top;
-    } else if (top == p->top) {
-        p->count += count, p->rest += rest;
-    } else {
-        p->rest += ((double)count + rest) * exp((double)top - (double)p->top);
-    }
-    p->low = low < p->low ? low : p->low;
-}
-static void ls_far_sums(const char *bi, ptrdiff_t gsi, int gb, const rdims *R, float *m, int *plain, double *L) {
-    ls_part p[GROUP_BLOCK];
-    ptrdiff_t rn = R->n[R->nd - 1];
-    for (int g = 0; g < gb; g++) p[g] = (ls_part){-INFINITY, INFINITY, 1, 0, 0.0};
-    FOR_RUNS(R, bi, NULL, pi, po, flat, {
-        (void)po, (void)flat;
-        for (int g0 = 0; g0 < gb; g0 += ROWS_MAX) { /* (as log_softmax_rows: the ranges, then the sums) */
-            int k = gb - g0 < ROWS_MAX ? gb - g0 : ROWS_MAX, ok[ROWS_MAX];
-            float top[ROWS_MAX], low[ROWS_MAX];
-            for (int r = 0; r < k; r++) ok[r] = row_range(pi + (g0 + r) * gsi, rn, 0, NULL, &top[r], &low[r]);
-            for (int r = 0; r < k; r++) {
-                ls_part *q = &p[g0 + r];
-                if (!ok[r]) q->ok = 0;
-                if (!q->ok) continue;
-                dsum hi;
-                vi cnt;
-                ls_sums32(pi + (g0 + r) * gsi, NULL, rn, ROWS_MAX, top[r], &hi, &cnt); /* (later runs fetched) */
-                ls_part_add(q, top[r], low[r], (uint64_t)hsum_i64(cnt), dsum_total(&hi));
-            }
+    dsum d;
+    fdsum h;
+    rest16_state st;
+    vi cnt;
+} far_sum;
+/* One run's part of it (n packed entries); `next` (or NULL): the same run of the next block, fetched meanwhile. */
+ALWAYS void far_run_sum(const char *pi, ptrdiff_t n, const int f16, const int log, float top, const char *next,
+                        far_sum *to) {
+    dsum d = to->d; /* (locals, the one in use only: registers) */
+    fdsum h = log || !f16 ? (fdsum){0} : to->h;
+    rest16_state st = log ? to->st : (rest16_state){0};
+    vf m = splatf(top);
+    for (ptrdiff_t i = 0; i < n; i += LANES) {
+        if (next && (!f16 || i % (2 * LANES) == 0)) __builtin_prefetch(next + i * (f16 ? 2 : 4)); /* (a line) */
+        vf x = row_at(pi, i, n, f16, top);
+        if (log) { /* (padding equals the max: counted, then taken back) */
+            rest16_add(x, m, &st);
+            continue;
         }
-    });
-    for (int g = 0; g < gb; g++) {
-        m[g] = p[g].top;
-        L[g] = p[g].ok && p[g].top - p[g].low <= 87.0f ? log_sum(p[g].count, p[g].rest) : NAN;
-        plain[g] = L[g] == L[g];
+        vf e = softmax_term_of(x, m, f16);
+        if (n - i < LANES) e = selectf(IOTA < (vu){0} + (uint32_t)(n - i), e, splatf(0)); /* (padding: no term) */
+        if (f16) fdsum_add(&h, e);
+        else dsum_add(&d, e);
     }
+    if (log) st.pads += (n + LANES - 1) / LANES * LANES - n, to->st = st;
+    else if (f16) to->h = h;
+    else to->d = d;
 }
 
+/* SOFTMAX's outputs of one run (n packed entries; outputs so bytes apart, streamed with `stream`), the terms
+ * computed again. */
+ALWAYS void softmax_run_out(const char *pi, char *po, ptrdiff_t n, ptrdiff_t so, const int f16, float top,
+                            double inv, int stream) {
+    vf m = splatf(top);
+    if (stream) {
+        STREAM_RUN(po, n, f16, i, softmax_scaled(softmax_term_of(row_at(pi, i, n, f16, top), m, f16), inv, f16));
+        return;
+    }
+    for (ptrdiff_t i = 0; i < n; i += LANES)
+        put_lanes_f(po + i * so, so, n - i < LANES ? n - i : LANES, f16,
+                    softmax_scaled(softmax_term_of(row_at(pi, i, n, f16, top), m, f16), inv, f16));
+}
+
+/* LOG_SOFTMAX (`log`) or SOFTMAX of far groups, a block at a time (see FAR_READS). */
 static void softmaxes_far(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R,
                           const rctx *c, int log) {
-    int f16 = c->in_dtype == ODML_F16, copy = f16 || !log;
-    ptrdiff_t n = (ptrdiff_t)group_count(R), ws = n + LANES;
-    float *wide = copy ? c->scratch : NULL;
+    int f16 = c->in_dtype == ODML_F16, osz = f16 ? 2 : 4;
+    ptrdiff_t rn = R->n[R->nd - 1], so = R->so[R->nd - 1];
+    int stream = so == osz && count * (ptrdiff_t)group_count(R) * osz >= STREAM_MIN; /* (STREAM_RUN) */
     FOR_BLOCKS(count, g0, gb, c->far_gb) {
         const char *bi = in + g0 * gsi;
         char *bo = out + g0 * gso;
         float m[GROUP_BLOCK];
-        int plain[GROUP_BLOCK];
+        int plain[GROUP_BLOCK], ahead = g0 + 2 * gb <= count ? (int)gb : 0; /* (the next block, a whole one) */
         double v[GROUP_BLOCK]; /* LOG_SOFTMAX: L; SOFTMAX: 1 / sum */
-        if (!copy) { /* float32 LOG_SOFTMAX: run by run */
-            ls_far_sums(bi, gsi, (int)gb, R, m, plain, v);
-        } else {
-            block_scan(bi, gsi, (int)gb, R, f16, wide, ws, m, plain);
-            for (int g = 0; g < gb; g++)
-                if (plain[g]) v[g] = log ? ls_copy_L(wide + g * ws, n, 1, m[g], NULL)
-                                         : softmax_copy_inv(wide + g * ws, n, m[g], f16);
-        }
-        int osz = f16 ? 2 : 4, stream = R->so[R->nd - 1] == osz && gb * n * osz >= STREAM_MIN; /* (STREAM_RUN) */
-        FOR_RUNS(R, bi, bo, pi, po, flat, {
-            ptrdiff_t rn = R->n[R->nd - 1], so = R->so[R->nd - 1];
+        far_sum u[GROUP_BLOCK] = {0};
+        block_scan(bi, gsi, (int)gb, R, f16, m, plain);
+        FOR_RUNS(R, bi, NULL, pi, po, flat, {
             for (int g = 0; g < gb; g++) {
                 if (!plain[g]) continue;
-                const float *w = copy ? wide + g * ws + flat : NULL;
-                if (!copy && stream) ls_out_stream(pi + g * gsi, po + g * gso, rn, 0, m[g], v[g]);
-                else if (!copy) ls_out_run(pi + g * gsi, po + g * gso, R, 0, m[g], v[g], 0, 1);
-                else if (log) ls_out_copy(w, po + g * gso, rn, so, 1, m[g], v[g], 0, stream);
-                else softmax_out_copy(w, po + g * gso, rn, so, f16, v[g], 0, stream);
+                const char *p = pi + g * gsi, *next = ahead ? p + ahead * gsi : NULL;
+                if (log && !f16) {
+                    dsum hi;
+                    vi cnt;
+                    ls_sums32(p, NULL, rn, ahead, m[g], &hi, &cnt);
+                    u[g].d.lo += hi.lo, u[g].d.hi += hi.hi, u[g].cnt += cnt;
+                } else if (log) {
+                    far_run_sum(p, rn, 1, 1, m[g], next, &u[g]);
+                } else if (f16) {
+                    far_run_sum(p, rn, 1, 0, m[g], next, &u[g]);
+                } else {
+                    far_run_sum(p, rn, 0, 0, m[g], next, &u[g]);
+                }
+            }
+        });
+        for (int g = 0; g < gb; g++) {
+            if (!plain[g]) continue;
+            uint64_t n16;
+            double rest16 = log && f16 ? rest16_finish(&u[g].st, &n16) : 0.0;
+            v[g] = log && f16 ? log_sum(n16, rest16)
+                 : log        ? log_sum((uint64_t)hsum_i64(u[g].cnt), dsum_total(&u[g].d))
+                              : 1.0 / (f16 ? fdsum_total(&u[g].h) : dsum_total(&u[g].d));
+            plain[g] = v[g] == v[g]; /* (a NaN entry) */
+        }
+        FOR_RUNS(R, bi, bo, pi, po, flat, {
+            for (int g = 0; g < gb; g++) {
+                if (!plain[g]) continue;
+                const char *p = pi + g * gsi;
+                char *q = po + g * gso;
+                if (log && stream && f16) ls_out_stream(p, q, rn, 1, m[g], v[g]);
+                else if (log && stream) ls_out_stream(p, q, rn, 0, m[g], v[g]);
+                else if (log) ls_out_run(p, q, R, f16, m[g], v[g], 0, 1);
+                else if (f16) softmax_run_out(p, q, rn, so, 1, m[g], v[g], stream);
+                else softmax_run_out(p, q, rn, so, 0, m[g], v[g], stream);
             }
         });
         if (stream) stream_fence();
@@ -3245,7 +3260,7 @@ static void softmax_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, p
                       const rctx *c) {
     ptrdiff_t g = 0;
     int f16 = c->in_dtype == ODML_F16;
-    if (c->far_gb && c->scratch) {
+    if (c->far_gb) {
         softmaxes_far(in, gsi, out, gso, count, R, c, 0);
         return;
     }
@@ -3837,16 +3852,15 @@ static int reduce(int op, const odml_array *in, const odml_array *out, const odm
         items *= kn[k];
     }
     if (wants && !P.nstrips && P.nk && far_adjacent(&P.R, P.ksi[P.nk - 1], &P.c) && count <= SM_KEEP) {
-        /* far groups (see FAR_COPY) where their runs lie a multiple of 4 KiB apart (as they share cache sets, one
-         * group's fetch of the next is gone before its use), and for float32 LOG_SOFTMAX, which keeps no copy,
-         * where its runs are long (shorter ones go faster a group at a time) */
-        int copy = !(op == ODML_OP_LOG_SOFTMAX && in->dtype == ODML_F32);
-        if (P.R.si[P.R.nd - 2] % 4096 == 0 || (!copy && P.R.n[P.R.nd - 1] >= 512)) {
-            ptrdiff_t ws = count + LANES, gb = copy ? FAR_COPY / (ws * (ptrdiff_t)sizeof(float)) : GROUP_BLOCK;
+        /* far groups (see FAR_READS) where their runs lie a multiple of 4 KiB apart (as they share cache sets, one
+         * group's fetch of the next is gone before its use), and for float32 LOG_SOFTMAX where its runs are long
+         * (shorter ones go faster a group at a time) */
+        int ls32 = op == ODML_OP_LOG_SOFTMAX && in->dtype == ODML_F32;
+        if (P.R.si[P.R.nd - 2] % 4096 == 0 || (ls32 && P.R.n[P.R.nd - 1] >= 512)) {
+            ptrdiff_t gb = FAR_READS / (count * in->itemsize), piece = FAR_PIECE / (P.R.n[P.R.nd - 1] * in->itemsize);
+            gb = piece > gb ? piece : gb;
             gb = gb < 1 ? 1 : gb > GROUP_BLOCK ? GROUP_BLOCK : gb > P.kn[P.nk - 1] ? P.kn[P.nk - 1] : gb;
             P.c.far_gb = (int)gb;
-            /* (never less than the rows set above: log_softmax_group takes two for a group left to it) */
-            if (copy && gb * ws > P.c.scratch_n) P.c.scratch_n = gb * ws;
         }
     }
     int fl = FLOAT_KIND(in->dtype) >= 0, one_pass = op == ODML_OP_ARGMAX || op == ODML_OP_HARDMAX ||

@@ -2249,13 +2249,14 @@ ALWAYS double rest16(const char *in, const rdims *R, float top, const int row, c
 }
 
 /* rest16 of a float16 row of n entries at `in` that row_range widened into `wide` (the row `ahead` rows on
- * fetched meanwhile). */
-ALWAYS double rest16_wide(const float *wide, const char *in, ptrdiff_t n, float top, const int ahead,
+ * fetched meanwhile, and its output lines at `out` unless NULL). */
+ALWAYS double rest16_wide(const float *wide, const char *in, ptrdiff_t n, float top, const int ahead, char *out,
                           uint64_t *count) {
     rest16_state st = {{0}, {{{0}, {0}}, {0}, 0}, 0};
     vf m = splatf(top);
     for (ptrdiff_t i = 0; i < n; i += LANES) { /* (padding equals the max: counted, then taken back) */
         if (ahead) __builtin_prefetch(in + (i + ahead * n) * 2);
+        if (out && i % (2 * LANES) == 0) __builtin_prefetch(out + i * 2, 1); /* (see softmax_terms_kept) */
         rest16_add(i + LANES <= n ? loadf(wide + i) : selectf(IOTA < (vu){0} + (uint32_t)(n - i), loadf(wide + i), m),
                    m, &st);
     }
@@ -2375,7 +2376,7 @@ ALWAYS int log_softmax_rows(const char *const in[], char *const out[], const int
     for (int r = 0; r < k; r++)
         if (!row_range(in[r], n, f16, widen16 ? wide + r * (n + LANES) : NULL, &a[r].top, &a[r].low)) return 0;
     for (int r = 0; r < k; r++) {
-        if (widen16) a[r].rest = rest16_wide(wide + r * (n + LANES), in[r], n, a[r].top, k, &a[r].count);
+        if (widen16) a[r].rest = rest16_wide(wide + r * (n + LANES), in[r], n, a[r].top, k, out[r], &a[r].count);
         else ls_sum(in[r], long_row ? NULL : out[r], R, f16, k, &a[r]);
     }
     for (int r = 0; r < k; r += 2) {
@@ -2432,7 +2433,7 @@ ALWAYS void ls_out_run(const char *pi, char *po, const rdims *R, int f16, float 
 static double ls_copy_L(const float *wide, ptrdiff_t count, int f16, float m, float *kh) {
     if (f16) {
         uint64_t n;
-        double rest = rest16_wide(wide, NULL, count, m, 0, &n);
+        double rest = rest16_wide(wide, NULL, count, m, 0, NULL, &n);
         return log_sum(n, rest);
     }
     const rdims P = {1, {count}, {4}, {4}}; /* the copy, one run of floats */
@@ -2970,9 +2971,9 @@ ALWAYS int softmax_long32(const char *in, char *out, ptrdiff_t n) {
 
 /* The terms of n values kept in `keep` (a group packed, or a float16 row widened), in place there; returns their
  * sum (float16: see fdsum; float32: in double, afterwards, sum_kept). `in` (a row, or NULL): the row `ahead` rows
- * on is fetched meanwhile. */
+ * on is fetched meanwhile; `out` (a float16 row's outputs, or NULL): their lines, for writing. */
 ALWAYS double softmax_terms_kept(float *keep, ptrdiff_t n, float top, const int f16, const char *in,
-                                 ptrdiff_t ahead) {
+                                 ptrdiff_t ahead, char *out) {
     vf m = splatf(top);
     dsum d = {0};
     vdh s_a = {0}, s_b = {0}, s_c = {0}, s_d = {0}; /* (float32: sum_kept's four chains, summed on the way: its bits) */
@@ -2989,6 +2990,7 @@ ALWAYS double softmax_terms_kept(float *keep, ptrdiff_t n, float top, const int 
         for (; i + 2 * LANES <= end; i += 2 * LANES) {
             if (in) __builtin_prefetch(in + (i + ahead * n) * (f16 ? 2 : 4)); /* a later row, usually adjacent */
             if (in && !f16) __builtin_prefetch(in + (i + LANES + ahead * n) * 4);
+            if (out && f16) __builtin_prefetch(out + i * 2, 1); /* its output line, for writing: read from memory now */
             vf x = TERM_KEPT(i), y = TERM_KEPT(i + LANES);
             if (f16) s0 += x, s1 += y;
             else s_a += widen_lo(x), s_b += widen_hi(x), s_c += widen_lo(y), s_d += widen_hi(y);
@@ -3047,7 +3049,7 @@ ALWAYS int softmax_rows16(const char *const in[], char *const out[], const int k
         keep[r] = k == 1 ? scratch_row(n, stack, c) : stack + r * (n + 2 * LANES);
         if (!keep[r] || !row_range(in[r], n, 1, keep[r], &top[r], NULL)) return 0; /* (see softmax_terms_kept) */
     }
-    for (int r = 0; r < k; r++) total[r] = softmax_terms_kept(keep[r], n, top[r], 1, in[r], k);
+    for (int r = 0; r < k; r++) total[r] = softmax_terms_kept(keep[r], n, top[r], 1, in[r], k, out[r]);
     for (int r = 0; r < k; r++)
         if (total[r] != total[r]) return 0; /* a NaN entry */
     if (k == 1 && n >= LONG_ROW) {
@@ -3061,8 +3063,8 @@ ALWAYS int softmax_rows16(const char *const in[], char *const out[], const int k
 
 /* The terms of a plain group's packed copy, in place; returns 1 / their sum. */
 static double softmax_copy_inv(float *keep, ptrdiff_t count, float top, int f16) {
-    return 1.0 / (f16 ? softmax_terms_kept(keep, count, top, 1, NULL, 0)
-                      : softmax_terms_kept(keep, count, top, 0, NULL, 0));
+    return 1.0 / (f16 ? softmax_terms_kept(keep, count, top, 1, NULL, 0, NULL)
+                      : softmax_terms_kept(keep, count, top, 0, NULL, 0, NULL));
 }
 
 /* A far group's sum (softmaxes_far): SOFTMAX's terms (float32 in double lane by lane, float16 as

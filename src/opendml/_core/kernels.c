@@ -147,7 +147,7 @@ static inline void scatter_f16(char *p, ptrdiff_t s, ptrdiff_t n, vf v) {
 /* A softmax's row (a packed group) of at least LONG_ROW elements, taken alone, streams its outputs (STREAM_RUN)
  * and does not fetch its output lines ahead: the row, its outputs read for writing and its kept terms did not all
  * stay in L2 (one thread, Intel, flushed caches: LOG_SOFTMAX1 float32 over (1, 2) of (64, 512, 512) 17.0 -> 13.7
- * ms, float16 9.4 -> 6.1, SOFTMAX1 float16 9.5 -> 6.9; rows of 2^17, (512, 131072), float32 LOG_SOFTMAX1 55.7 ->
+ * ms, float16 9.4 -> 6.1, SOFTMAX1: see softmax_long; rows of 2^17, (512, 131072), float32 LOG_SOFTMAX1 55.7 ->
  * 45.4, SOFTMAX1 60.8 -> 47.4). Such a row in cache pays: LOG_SOFTMAX1 of (2, 131072) float32 back to back, 0.125
  * -> 0.143 ms. */
 #define LONG_ROW (1 << 17)
@@ -2952,26 +2952,10 @@ ALWAYS int softmax_rows32(const char *const in[], char *const out[], const int k
     return 1;
 }
 
-/* SOFTMAX of one long float32 row (LONG_ROW): its terms summed, then computed again from the row (still in L2) for
- * its outputs, not kept: the kept terms and the row did not both stay in L2 (SOFTMAX1 over (1, 2) of
- * (64, 512, 512), Intel, one thread, flushed caches: 21.0 ms as a short row, 15.4 kept, 14.2 so). The same bits as
- * softmax_rows32's. Returns 0 (outputs untouched) when the general kernel must do it. */
-ALWAYS int softmax_long32(const char *in, char *out, ptrdiff_t n) {
-    float top, low;
-    if (!row_range(in, n, 0, NULL, &top, &low)) return 0;
-    dsum sum = softmax_sum32(in, NULL, n, 1, top, NULL);
-    double total = dsum_total(&sum);
-    if (total != total) return 0; /* a NaN entry */
-    fscale inv = fscale_of(1.0 / total);
-    vf m = splatf(top);
-    STREAM_RUN(out, n, 0, i, fscaled(softmax_term(row_at(in, i, n, 0, top), m), inv));
-    stream_fence();
-    return 1;
-}
-
-/* The terms of n values kept in `keep` (a group packed, or a float16 row widened), in place there; returns their
- * sum (float16: see fdsum; float32: in double, afterwards, sum_kept). `in` (a row, or NULL): the row `ahead` rows
- * on is fetched meanwhile; `out` (a float16 row's outputs, or NULL): their lines, for writing. */
+/* The terms of n values kept in `keep` (a group packed, or a float16 row widened), in place there, or without
+ * `keep` of the row `in` itself; returns their sum (float16: see fdsum; float32: in double, afterwards,
+ * sum_kept). `in` (a row, or NULL): the row `ahead` rows on is fetched meanwhile; `out` (a float16 row's outputs,
+ * or NULL): their lines, for writing. */
 ALWAYS double softmax_terms_kept(float *keep, ptrdiff_t n, float top, const int f16, const char *in,
                                  ptrdiff_t ahead, char *out) {
     vf m = splatf(top);
@@ -2980,8 +2964,8 @@ ALWAYS double softmax_terms_kept(float *keep, ptrdiff_t n, float top, const int 
     ptrdiff_t i = 0, full = n / LANES * LANES;
 #define TERM_KEPT(i) /* (the term, also stored) */                                                              \
     ({                                                                                                          \
-        vf e_ = softmax_term_of(loadf(keep + (i)), m, f16);                                                     \
-        storef(keep + (i), e_);                                                                                 \
+        vf e_ = softmax_term_of(keep ? loadf(keep + (i)) : row_at(in, i, n, f16, top), m, f16);                 \
+        if (keep) storef(keep + (i), e_);                                                                       \
         e_;                                                                                                     \
     })
     while (i < full) { /* (float16: fdsum's float sums, in two chains of 8 vectors) */
@@ -3005,8 +2989,9 @@ ALWAYS double softmax_terms_kept(float *keep, ptrdiff_t n, float top, const int 
     }
 #undef TERM_KEPT
     if (i < n) { /* (no padding term) */
-        vf e = selectf(IOTA < (vu){0} + (uint32_t)(n - i), softmax_term_of(loadf(keep + i), m, f16), splatf(0));
-        storef(keep + i, e);
+        vf x = keep ? loadf(keep + i) : row_at(in, i, n, f16, top);
+        vf e = selectf(IOTA < (vu){0} + (uint32_t)(n - i), softmax_term_of(x, m, f16), splatf(0));
+        if (keep) storef(keep + i, e);
         if (f16) dsum_add(&d, e);
         else s_a += widen_lo(e), s_b += widen_hi(e);
     }
@@ -3052,11 +3037,6 @@ ALWAYS int softmax_rows16(const char *const in[], char *const out[], const int k
     for (int r = 0; r < k; r++) total[r] = softmax_terms_kept(keep[r], n, top[r], 1, in[r], k, out[r]);
     for (int r = 0; r < k; r++)
         if (total[r] != total[r]) return 0; /* a NaN entry */
-    if (k == 1 && n >= LONG_ROW) {
-        softmax_out_copy(keep[0], out[0], n, 2, 1, 1.0 / total[0], 0, 1);
-        stream_fence();
-        return 1;
-    }
     for (int r = 0; r < k; r++) softmax_out_kept(out[r], n, keep[r], 1.0 / total[r], 1);
     return 1;
 }
@@ -3111,6 +3091,23 @@ ALWAYS void softmax_run_out(const char *pi, char *po, ptrdiff_t n, ptrdiff_t so,
     for (ptrdiff_t i = 0; i < n; i += LANES)
         put_lanes_f(po + i * so, so, n - i < LANES ? n - i : LANES, f16,
                     softmax_scaled(softmax_term_of(row_at(pi, i, n, f16, top), m, f16), inv, f16));
+}
+
+/* SOFTMAX of one long row (LONG_ROW): its terms summed (in the order softmax_rows32 and softmax_rows16 take),
+ * then computed again from the row (still in L2) for its outputs: kept, they and the row did not both stay in L2
+ * (SOFTMAX1 over (1, 2) of (64, 512, 512), Intel, one thread, flushed caches: float32 21.0 ms as a short row, 15.4
+ * kept, 14.2 so; float16 9.5, 6.9 kept, 6.3 so). The same bits as the short rows'. Returns 0 (outputs untouched)
+ * when the general kernel must do it. */
+ALWAYS int softmax_long(const char *in, char *out, ptrdiff_t n, const int f16) {
+    float top, low;
+    if (!row_range(in, n, f16, NULL, &top, &low)) return 0;
+    dsum sum = {0};
+    if (!f16) sum = softmax_sum32(in, NULL, n, 1, top, NULL);
+    double total = f16 ? softmax_terms_kept(NULL, n, top, 1, in, 1, NULL) : dsum_total(&sum);
+    if (total != total) return 0; /* a NaN entry */
+    softmax_run_out(in, out, n, f16 ? 2 : 4, f16, top, 1.0 / total, 1);
+    stream_fence();
+    return 1;
 }
 
 /* LOG_SOFTMAX (`log`) or SOFTMAX of far groups, a block at a time (see FAR_READS). */
@@ -3178,9 +3175,10 @@ static void softmax_group(const char *in, char *out, const rdims *R, const rctx 
                           ptrdiff_t ahead_out) {
     int f16 = c->in_dtype == ODML_F16, osz = f16 ? 2 : 4;
     float stack[SM_STACK + 2 * LANES];
-    if (is_row(R, c) && (f16                             ? softmax_rows16(&in, &out, 1, R->n[0], stack, c)
-                         : R->n[0] >= LONG_ROW ? softmax_long32(in, out, R->n[0])
-                                                   : softmax_rows32(&in, &out, 1, R->n[0], stack, c)))
+    ptrdiff_t rn = R->n[0];
+    if (is_row(R, c) && (rn >= LONG_ROW ? (f16 ? softmax_long(in, out, rn, 1) : softmax_long(in, out, rn, 0))
+                         : f16          ? softmax_rows16(&in, &out, 1, rn, stack, c)
+                                        : softmax_rows32(&in, &out, 1, rn, stack, c)))
         return;
     /* The group packed into the scratch row as it is scanned (see group_scan; its later passes then read neither
      * the input's layout nor its memory), its terms then in place there. */

@@ -536,11 +536,13 @@ def test_softmax_family_streamed_outputs(dtype, isa, threads):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
 def test_reductions_of_contiguous_rows(dtype, isa):
-    """REDUCE over packed last-axis rows (straight loops) of every length up to 70 and a few long ones, with NaN,
-    infinities and signed zeros: MAX and MIN bit for bit as the reference kernel, the sums within 1 ulp of float64."""
+    """REDUCE over packed last-axis rows (straight loops; the sums' short rows a block at a time, see fsum_rows) of
+    every length up to 70 and a few long ones, with NaN, infinities and signed zeros among plain rows (19 rows:
+    whole blocks and a rest on every ISA): MAX and MIN bit for bit as the reference kernel, the sums within 1 ulp of
+    float64."""
     rng = np.random.default_rng([np.dtype(dtype).itemsize, len(isa)])
-    for n in [*range(1, 71), 512, 1000]:
-        x = rng.standard_normal((7, n)).astype(dtype)
+    for n in [*range(1, 71), 256, 257, 512, 1000]:
+        x = rng.standard_normal((19, n)).astype(dtype)
         for row, special in zip(x[1:], [np.nan, np.inf, -np.inf, -0.0, 0.0]):
             row[rng.integers(n)] = special
         x[6] = -0.0 if n % 2 else 0.0

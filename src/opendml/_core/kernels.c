@@ -3491,12 +3491,44 @@ ALWAYS void fsum_group(const char *in, char *out, const rdims *R, const rctx *c,
     store_double(out, f16, finish(f16 ? fsum_of(in, R, 1, term) : fsum_of(in, R, 0, term), post, R));
 }
 
+/* HALF_LANES packed rows of at most SHORT_SUM entries gsi bytes apart (the bits: see fsum_run_h), their states'
+ * horizontal steps together (rows_sumd: hsum_dh's order lane by lane, so each row's sum has fsum_group's bits):
+ * at (8, 64, 64) over the last axis, one thread, Intel, per call, calls back to back, REDUCE SUM float32 5.6 ->
+ * 4.9 us, float16 7.5 -> 7.1. A row whose bits held an infinity or a NaN is summed again from values. */
+#define SHORT_SUM 256
+ALWAYS void fsum_rows(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, const rdims *R, int f16,
+                      const int term, const int post, const int bits) {
+    vdh w[HALF_LANES];
+    int special = 0;
+    for (int r = 0; r < HALF_LANES; r++) {
+        fsums t = FSUMS_ZERO;
+        fsum_run(in + r * gsi, R, f16, term, bits, 0, &t);
+        w[r] = (t.a + t.b) + (t.d + t.e);
+        if (bits) special |= half_special(t.top) << r;
+    }
+    vdh total = rows_sumd(w);
+    for (int r = 0; r < HALF_LANES; r++) {
+        double sum = bits && term != T_SQUARE ? total[r] * 0x1p1008 : total[r];
+        if (special >> r & 1) fsum_try(in + r * gsi, R, f16, term, 0, &sum);
+        store_double(out + r * gso, f16, finish(sum, post, R));
+    }
+}
+
 /* Far runs of adjacent groups (see GROUP_BLOCK); each group's terms in fsum_group's order: the same bits. */
 ALWAYS void fsum_groups(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R,
                         const rctx *c, const int term, const int post) {
     int f16 = c->in_dtype == ODML_F16, bits = fsum_bits(R, f16);
     if (!far_adjacent(R, gsi, c)) {
-        for (ptrdiff_t g = 0; g < count; g++) {
+        ptrdiff_t g = 0;
+        if (R->nd == 1 && R->si[0] == c->isize && R->n[0] <= SHORT_SUM)
+            for (; g + HALF_LANES <= count; g += HALF_LANES) {
+                const char *p = in + g * gsi;
+                char *q = out + g * gso;
+                if (f16 && bits) fsum_rows(p, gsi, q, gso, R, 1, term, post, 1);
+                else if (f16) fsum_rows(p, gsi, q, gso, R, 1, term, post, 0);
+                else fsum_rows(p, gsi, q, gso, R, 0, term, post, 0);
+            }
+        for (; g < count; g++) {
             if (g + 1 < count) fetch_row(in + (g + 1) * gsi, R, c);
             fsum_group(in + g * gsi, out + g * gso, R, c, term, post);
         }

@@ -477,10 +477,10 @@ def test_softmax_family_far_groups(op, dtype, isa):
     the general kernel (NaN, +-inf, far below the maximum) among them: within the bound of float64; the plain
     groups' outputs the same with the special groups made plain; a group taken alone (its view: the packed group
     path) the same bit for bit on these inputs for SOFTMAX and float16 LOG_SOFTMAX (their sums in double, in
-    another order: the same terms, and 1 / sum or L rounded the same here). (4, 80, 1024) and (3, 70, 1500): three
-    to five blocks (each but the last fetching the next), and in float32 outputs of at least 1 MiB (STREAM_MIN),
-    streamed from each run's first 64-byte boundary on (runs of 6000 bytes: every alignment of a run's head and
-    tail)."""
+    another order: the same terms, and 1 / sum or L rounded the same here). (4, 80, 1024): three to five blocks (a
+    block fetches the next where a whole one follows), float32 outputs of at least 1 MiB (STREAM_MIN) streamed over
+    whole lines; (3, 70, 1500), far for float32 LOG_SOFTMAX only (its runs of 512 or more at any stride): runs of
+    6000 bytes, every alignment of a run's head and tail."""
     rng = np.random.default_rng([len(op), np.dtype(dtype).itemsize, len(isa), 2])
     call = {"softmax": functional.activation_softmax1, "log_softmax": functional.activation_log_softmax1}[op]
     for shape in [(4, 8, 512), (3, 16, 256), (5, 64, 64), (2, 70, 64), (3, 5, 600), (4, 80, 1024), (3, 70, 1500)]:

@@ -2517,8 +2517,9 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
  * (at most FAR_READS bytes of input, so that it stays in L2 between its passes, but pieces of at least FAR_PIECE
  * bytes a run, one page, where the hardware's fetches stop) goes in three reads of its input, run by run in
  * memory order: the maxima (block_scan), each group's sum relative to its maximum (as the rows', run by run;
- * meanwhile the next block's same pieces are fetched, so that its scan reads L2), then its outputs, the terms
- * computed again, streamed when the call's outputs reach STREAM_MIN. No copy: packed into a scratch of 4 MiB as
+ * meanwhile, where a whole block follows, its same pieces are fetched, so that its scan reads L2), then its
+ * outputs, the terms computed again, streamed when the outputs of the groups this call holds (a task's share)
+ * reach STREAM_MIN. No copy: packed into a scratch of 4 MiB as
  * they were scanned before, a block's later passes read L3 (one thread, Intel, caches flushed, over (0, 2) of
  * (64, 512, 512), interleaved: SOFTMAX1 float32 19.2 -> 16.1 ms, float16 12.1 -> 8.9, LOG_SOFTMAX1 float16 12.9
  * -> 8.9; float32 LOG_SOFTMAX1, which read its input twice, each run with its own maximum merged in double, 15.7

@@ -58,8 +58,10 @@ static int grow(int want) { /* with lock held: at least `want` workers, or as ma
         pthread_attr_t attr;
         pthread_attr_init(&attr);
         pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        pthread_attr_setstacksize(&attr, 4 << 20); /* kernels keep rows and panel state on the stack (~50 KiB):
-                                                    * not left to the C library's default (musl's is 128 KiB) */
+        pthread_attr_setstacksize(&attr, 4 << 20); /* kernels keep rows and state on the stack (to about
+                                                    * 100 KiB: the softmaxes' far sums alone take 53 KiB with
+                                                    * AVX-512): not left to the C library's default (musl's
+                                                    * is 128 KiB) */
         int failed = pthread_create(&t, &attr, worker, (void *)(intptr_t)(nworkers + 1));
         pthread_attr_destroy(&attr);
         if (failed) break;

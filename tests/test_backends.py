@@ -535,6 +535,28 @@ def test_softmax_family_streamed_outputs(dtype, isa, threads):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_softmax_long_rows_piece_by_piece(dtype, isa):
+    """SOFTMAX1 of long rows (LONG_ROW in kernels.c), summed piece by piece (LONG_PIECE bytes) and the pieces'
+    sums gathered as the maximum grows: the maximum in the last piece, 80 above the rest (every earlier part
+    scaled by about e^-80), in the first piece, rising piece by piece, and in a short last piece: within the bound
+    of float64."""
+    item = np.dtype(dtype).itemsize
+    n = (1 << 17) + 1000  # (a short last piece)
+    rng = np.random.default_rng([item, len(isa), 17])
+    x = rng.uniform(-3.0, 3.0, (4, n))
+    x[0, -5] = 82.0
+    x[1, 3] = 40.0
+    x[2] += np.linspace(0.0, 80.0, n)
+    x[3, -1] = 9.0
+    x = x.astype(dtype)
+    desc = dml.BufferTensorDesc(T.FLOAT32 if dtype == np.float32 else T.FLOAT16, x.shape)
+    op = dml.ActivationSoftmax1OperatorDesc(input_tensor=desc, output_tensor=desc, axes=(1,))
+    (got,) = COMPILED.compile_operator(COMPILED.create_operator(op)).execute([x])
+    want = FLOAT64["softmax"](x, (1,))
+    assert ulps(got, want) <= bound("softmax", dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
 def test_reductions_of_contiguous_rows(dtype, isa):
     """REDUCE over packed last-axis rows (straight loops; the sums' short rows a block at a time, see fsum_rows) of
     every length up to 70 and a few long ones, with NaN, infinities and signed zeros among plain rows (19 rows:

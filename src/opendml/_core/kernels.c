@@ -15,8 +15,8 @@
  * in registers while the reduced axes are walked ("strip"; lanes at a stride come by the hardware gather: for a
  * run shorter than a vector that beats a group at a time 2-5x; lanes adjacent in memory go as panels of strips
  * side by side, see PANEL_MAX). Nothing is transposed, and no pass packs the input ahead of a kernel: the
- * softmaxes keep a packed copy of a group, a block of far groups or a strip, made during their first pass over it
- * (group_scan, block_scan, strip_max_min, panel_max_min), for the passes that follow.
+ * softmaxes keep a packed copy of a group or a strip, made during their first pass over it (group_scan,
+ * strip_max_min, panel_max_min), for the passes that follow.
  * An optional "run" function takes the consecutive contig groups along the innermost kept dimension in one
  * call: short rows loop (four at a time) without a trip through the engine each, and groups whose runs lie far
  * apart go a block of adjacent groups at a time, run by run (see GROUP_BLOCK, FAR_GROUPS), each group's order
@@ -147,7 +147,7 @@ static inline void scatter_f16(char *p, ptrdiff_t s, ptrdiff_t n, vf v) {
 /* A softmax's row (a packed group) of at least LONG_ROW elements, taken alone, streams its outputs (STREAM_RUN)
  * and does not fetch its output lines ahead: the row, its outputs read for writing and its kept terms did not all
  * stay in L2 (one thread, Intel, flushed caches: LOG_SOFTMAX1 float32 over (1, 2) of (64, 512, 512) 17.0 -> 13.7
- * ms, float16 9.4 -> 6.1, SOFTMAX1: see softmax_long; rows of 2^17, (512, 131072), float32 LOG_SOFTMAX1 55.7 ->
+ * ms, float16 9.4 -> 6.1, SOFTMAX1: see softmaxes_long; rows of 2^17, (512, 131072), float32 LOG_SOFTMAX1 55.7 ->
  * 45.4, SOFTMAX1 60.8 -> 47.4). Such a row in cache pays: LOG_SOFTMAX1 of (2, 131072) float32 back to back, 0.125
  * -> 0.143 ms. */
 #define LONG_ROW (1 << 17)
@@ -2308,10 +2308,10 @@ ALWAYS void ls_terms32(vf x, vf m, dsum *hi, vf *lo, vi *cnt) {
     *cnt -= eq;
 }
 
-/* The plain sum of a float32 row, the row's output lines (`out`, unless NULL) fetched for writing on the way: its
- * terms in double
- * lane by lane (`sum`, before the horizontal step) and the count of its maxima lane by lane. */
-ALWAYS void ls_sums32(const char *in, char *out, ptrdiff_t n, const int ahead, float top, dsum *sum, vi *count) {
+/* The plain sum of a float32 row, the row's output lines (`out`, unless NULL) fetched for writing on the way and
+ * the input `ahead` bytes on meanwhile: its terms in double lane by lane (`sum`, before the horizontal step) and
+ * the count of its maxima lane by lane. */
+ALWAYS void ls_sums32(const char *in, char *out, ptrdiff_t n, ptrdiff_t ahead, float top, dsum *sum, vi *count) {
     vf m = splatf(top), lo = {0};
     vi cnt = {0};
     dsum hi = {0};
@@ -2320,7 +2320,7 @@ ALWAYS void ls_sums32(const char *in, char *out, ptrdiff_t n, const int ahead, f
         ptrdiff_t end = i + 16 * LANES < n ? i + 16 * LANES : n; /* (the float part joins hi every 16 vectors, as
                                                                      * add_terms') */
         for (; i + LANES <= end; i += LANES) {
-            __builtin_prefetch(in + (i + ahead * n) * 4); /* a later row, usually adjacent */
+            __builtin_prefetch(in + i * 4 + ahead); /* a later row, usually adjacent */
             if (out) __builtin_prefetch(out + i * 4, 1); /* (its read from memory starts here, not at the store) */
             ls_terms32(loadf(in + i * 4), m, &hi, &lo, &cnt);
         }
@@ -2338,7 +2338,7 @@ ALWAYS void ls_sums32(const char *in, char *out, ptrdiff_t n, const int ahead, f
 ALWAYS void ls_sum32(const char *in, char *out, ptrdiff_t n, const int ahead, ls_row *r) {
     dsum hi;
     vi cnt;
-    ls_sums32(in, out, n, ahead, r->top, &hi, &cnt);
+    ls_sums32(in, out, n, ahead * n * 4, r->top, &hi, &cnt);
     r->count = (uint64_t)hsum_i64(cnt), r->rest = dsum_total(&hi);
 }
 
@@ -2377,12 +2377,12 @@ ALWAYS int log_softmax_rows(const char *const in[], char *const out[], const int
     ptrdiff_t n = R->n[0];
     ls_row a[ROWS_MAX] = {0};
     float wide[ROWS_MAX * (LS_ROWS_LONGEST + LANES)]; /* (float16 rows: widened once, see row_range) */
-    int widen16 = f16 && n <= LS_ROWS_LONGEST, long_row = k == 1 && n >= LONG_ROW;
+    int widen16 = f16 && n <= LS_ROWS_LONGEST;
     for (int r = 0; r < k; r++)
         if (!row_range(in[r], n, f16, widen16 ? wide + r * (n + LANES) : NULL, &a[r].top, &a[r].low)) return 0;
     for (int r = 0; r < k; r++) {
         if (widen16) a[r].rest = rest16_wide(wide + r * (n + LANES), in[r], n, a[r].top, k, out[r], &a[r].count);
-        else ls_sum(in[r], long_row ? NULL : out[r], R, f16, k, &a[r]);
+        else ls_sum(in[r], out[r], R, f16, k, &a[r]);
     }
     for (int r = 0; r < k; r += 2) {
         if (r + 1 < k) {
@@ -2396,8 +2396,6 @@ ALWAYS int log_softmax_rows(const char *const in[], char *const out[], const int
         if (a[r].L != a[r].L) return 0; /* a NaN entry */
     for (int r = 0; r < k; r++) {
         if (widen16) ls_out_wide(wide + r * (n + LANES), out[r], n, a[r].top, a[r].L);
-        else if (long_row && f16) ls_out_stream(in[r], out[r], n, 1, a[r].top, a[r].L), stream_fence();
-        else if (long_row) ls_out_stream(in[r], out[r], n, 0, a[r].top, a[r].L), stream_fence();
         else ls_out_run(in[r], out[r], R, f16, a[r].top, a[r].L, 1, 1);
     }
     return 1;
@@ -2460,6 +2458,8 @@ ALWAYS void ls_out_copy(const float *w, char *po, ptrdiff_t n, ptrdiff_t so, int
     }
 }
 
+ALWAYS int softmaxes_long(const char *in, char *out, ptrdiff_t n, const int f16, const int log);
+
 /* LOG_SOFTMAX of one group (`ahead_in`, `ahead_out`: see softmax_group). A plain group (a finite maximum, every
  * entry within 87 of it) is packed into a scratch row as it is scanned (see group_scan), its sum (ls_copy_L) and
  * its outputs read from there. */
@@ -2468,7 +2468,11 @@ static void log_softmax_group(const char *in, char *out, const rdims *R, const r
     int f16 = c->in_dtype == ODML_F16;
     const char *ins[1] = {in};
     char *outs[1] = {out};
-    if (is_row(R, c) && (f16 ? log_softmax_rows(ins, outs, 1, R, 1) : log_softmax_rows(ins, outs, 1, R, 0))) return;
+    ptrdiff_t rn = R->n[0];
+    if (is_row(R, c) && (rn >= LONG_ROW ? (f16 ? softmaxes_long(in, out, rn, 1, 1) : softmaxes_long(in, out, rn, 0, 1))
+                         : f16          ? log_softmax_rows(ins, outs, 1, R, 1)
+                                        : log_softmax_rows(ins, outs, 1, R, 0)))
+        return;
     ptrdiff_t count = (ptrdiff_t)group_count(R);
     float m, low, stack[2 * (SM_STACK + 2 * LANES)], *wide = scratch_row(count, stack, c);
     float *kh = wide ? wide + count + 2 * LANES : NULL; /* (LOG_SOFTMAX's scratch holds two rows: see reduce) */
@@ -2516,9 +2520,9 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
  * it reaches them; float32 LOG_SOFTMAX's runs of 512 or more at any stride): a block of c->far_gb adjacent groups
  * (at most FAR_READS bytes of input, so that it stays in L2 between its passes, but pieces of at least FAR_PIECE
  * bytes a run, one page, where the hardware's fetches stop) goes run by run in memory order: each group's
- * maximum and sum (LOG_SOFTMAX in two reads, log_softmax_far_sums; SOFTMAX in one, softmax_far_sums), then its
- * outputs, the terms computed again, streamed when the outputs of the groups this call holds (a task's share)
- * reach STREAM_MIN. No copy: packed into a scratch of 4 MiB as
+ * maximum and sum in one read (softmaxes_far_sums), then its outputs, the terms computed again, streamed when
+ * the outputs of the groups this call holds (a task's share) reach STREAM_MIN. No copy: packed into a scratch of
+ * 4 MiB as
  * they were scanned before, a block's later passes read L3 (one thread, Intel, caches flushed, over (0, 2) of
  * (64, 512, 512), interleaved: SOFTMAX1 float32 19.2 -> 16.1 ms, float16 12.1 -> 8.9, LOG_SOFTMAX1 float16 12.9
  * -> 8.9; float32 LOG_SOFTMAX1, which read its input twice, each run with its own maximum merged in double, 15.7
@@ -2530,22 +2534,6 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
 #define FAR_READS (256 << 10) /* bytes */
 #endif
 #define FAR_PIECE 4096 /* bytes */
-
-/* The maxima of gb adjacent groups with far runs, run by run, and whether each is plain for the softmaxes: a
- * finite maximum, every entry within 87 of it. */
-static void block_scan(const char *in, ptrdiff_t gsi, int gb, const rdims *R, int f16, float *m, int *plain) {
-    scan_state t[GROUP_BLOCK];
-    for (int g = 0; g < gb; g++) t[g] = (scan_state)SCAN_START;
-    FOR_RUNS(R, in, NULL, pi, po, flat, {
-        FETCH_CONSTANT(gb, gsi,
-                       for (int g = 0; g < gb; g++) scan_far_run(pi + g * gsi, R, f16, NULL, 0, FETCH_K, &t[g]));
-    });
-    for (int g = 0; g < gb; g++) {
-        float low;
-        scan_finish(in + g * gsi, R, f16, &t[g], &m[g], &low);
-        plain[g] = isfinite(m[g]) && low - m[g] >= -87.0f;
-    }
-}
 
 static void softmaxes_far(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R,
                           const rctx *c, int log);
@@ -2594,7 +2582,7 @@ static void log_softmax_block(const char *in, ptrdiff_t gsi, char *out, ptrdiff_
     block_range(in, gsi, n, top, ok);
     for (int r = 0; r < LANES; r++) {
         vi k;
-        ls_sums32(in + r * gsi, out + r * gso, n, LANES, top[r], &sums[r], &k);
+        ls_sums32(in + r * gsi, out + r * gso, n, LANES * n * 4, top[r], &sums[r], &k);
         counts[r] = __builtin_convertvector(k, vf); /* (exact, and so their sums: counts below 2^24) */
     }
     block_totals(sums, rest);
@@ -3052,17 +3040,26 @@ static double softmax_copy_inv(float *keep, ptrdiff_t count, float top, int f16)
                       : softmax_terms_kept(keep, count, top, 0, NULL, 0, NULL));
 }
 
-/* A far group's sum (softmaxes_far): SOFTMAX's terms (float32 in double lane by lane, float16 as
- * fdsum) or float16 LOG_SOFTMAX's rest16. */
+/* A far group's or a long row's sum (softmaxes_far, softmaxes_long): SOFTMAX's terms (float32 in double lane by
+ * lane, float16 as fdsum) or LOG_SOFTMAX's count of the maxima and the rest (float32: ls_sums32's; float16:
+ * rest16's). */
 typedef struct {
     dsum d;
     fdsum h;
     rest16_state st;
     vi cnt;
 } far_sum;
-/* One run's part of it (n packed entries); `next` (or NULL): the same run of the next block, fetched meanwhile. */
+/* One run's part of it (n packed entries) against the maximum `top`; `next` (or NULL): a later run, fetched
+ * meanwhile. */
 ALWAYS void far_run_sum(const char *pi, ptrdiff_t n, const int f16, const int log, float top, const char *next,
                         far_sum *to) {
+    if (log && !f16) {
+        dsum d;
+        vi cnt;
+        ls_sums32(pi, NULL, n, next ? next - pi : 0, top, &d, &cnt);
+        to->d.lo += d.lo, to->d.hi += d.hi, to->cnt += cnt;
+        return;
+    }
     dsum d = to->d; /* (locals, the one in use only: registers) */
     fdsum h = log || !f16 ? (fdsum){0} : to->h;
     rest16_state st = log ? to->st : (rest16_state){0};
@@ -3098,95 +3095,91 @@ ALWAYS void softmax_run_out(const char *pi, char *po, ptrdiff_t n, ptrdiff_t so,
                     softmax_scaled(softmax_term_of(row_at(pi, i, n, f16, top), m, f16), inv, f16));
 }
 
-/* SOFTMAX of one long row (LONG_ROW) in two reads. First piece by piece (LONG_PIECE bytes: read from memory
- * once, then in L1 for its sum): each piece's maximum mc and the sum of its terms exp(x - mc) (in the order
- * softmax_rows32 and softmax_rows16 take), the pieces' sums gathered in double as the maximum m grows
- * (sum * exp(m_old - m_new) + piece_sum * exp(mc - m), exp in double: within about 2^-52 each); then the terms
- * exp(x - m) computed again from the row (still in L2) for its outputs. A scan for the maximum first, then the
- * sum, read the row from memory in a pass of its own, with nothing to compute meanwhile (SOFTMAX1 over (1, 2) of
- * (64, 512, 512), Intel, one thread, flushed caches: float32 14.4 -> 11.3 ms, float16 6.4 -> 5.5); kept terms
- * and the row did not both stay in L2 (float32 15.4 ms, float16 6.9). The outputs' rule is the short rows'; the
- * sum, gathered piece by piece, can differ from theirs in the last bit. Returns 0 (outputs untouched) when the
- * general kernel must do it: a piece's range, and so the row's, beyond 87, a NaN or an infinity. */
+/* A far sum's maximum grows from m_old to m_new: the sum so far scaled by f = exp(m_old - m_new), in double
+ * (within about 2^-52); LOG_SOFTMAX's maxima so far (terms of 1) join its rest first. */
+ALWAYS void far_sum_rescale(far_sum *u, const int f16, const int log, double f) {
+    fdsum *h = log ? &u->st.sum : &u->h;
+    dsum *d = f16 ? &h->d : &u->d;
+    if (f16) dsum_add(d, h->f), h->f = (vf){0}, h->n = 0; /* (its float part first) */
+    if (log) {
+        d->lo[0] += (double)(f16 ? hsum_i64(u->st.cnt) - u->st.pads : hsum_i64(u->cnt));
+        u->cnt = u->st.cnt = (vi){0}, u->st.pads = 0;
+    }
+    d->lo *= f, d->hi *= f;
+}
+
+/* One run (n packed entries) into a sum gathered in one read as the maximum grows (m, low: the range so far):
+ * the run's maximum and minimum, then its terms against the maximum so far while the run is in L1 (`next`: a
+ * later run, fetched meanwhile). Returns 0, the sum unfinished, when the range so far is beyond 87 or holds a NaN
+ * or an infinity: the group is then not plain. */
+ALWAYS int far_run_online(const char *p, ptrdiff_t n, const int f16, const int log, const char *next, float *m,
+                          float *low, far_sum *u) {
+    float mc, lc;
+    if (!row_range(p, n, f16, NULL, &mc, &lc)) return 0;
+    if (mc > *m) far_sum_rescale(u, f16, log, exp((double)*m - mc)), *m = mc;
+    *low = lc < *low ? lc : *low;
+    if (!(*m - *low <= 87.0f)) return 0;
+    far_run_sum(p, n, f16, log, *m, next, u);
+    return 1;
+}
+
+/* What a finished far sum gives the outputs: LOG_SOFTMAX's L, SOFTMAX's 1 / sum (NaN: a NaN entry). */
+ALWAYS double far_sum_value(far_sum *u, const int f16, const int log) {
+    uint64_t count;
+    if (log && f16) {
+        double rest = rest16_finish(&u->st, &count);
+        return log_sum(count, rest);
+    }
+    if (log) return log_sum((uint64_t)hsum_i64(u->cnt), dsum_total(&u->d));
+    return 1.0 / (f16 ? fdsum_total(&u->h) : dsum_total(&u->d));
+}
+
+/* LOG_SOFTMAX (`log`) or SOFTMAX of one long row (LONG_ROW) in two reads: piece by piece (LONG_PIECE bytes, read
+ * from memory once, then in L1 for its terms; the next piece fetched meanwhile) its sum as the maximum grows
+ * (far_run_online), then its outputs, the terms computed again from the row (still in L2), streamed. A scan for
+ * the maximum first, then the sum, read the row from memory in a pass of its own, with nothing to compute
+ * meanwhile (over (1, 2) of (64, 512, 512), Intel, one thread, flushed caches: SOFTMAX1 float32 14.4 -> 11.3 ms,
+ * float16 6.4 -> 5.5; LOG_SOFTMAX1 float32 13.6 -> 10.8, float16 6.0 -> 5.5; rows of 2^17, (512, 131072),
+ * LOG_SOFTMAX1 float32 47.0 -> 42.8); kept terms and the row did not both stay in L2 (float32 15.4 ms, float16
+ * 6.9). The
+ * outputs' rule is the short rows'; the sum, gathered piece by piece, can differ from theirs in the last bit.
+ * Returns 0 (outputs untouched) when the general kernel must do it: a range beyond 87, a NaN or an infinity. */
 #define LONG_PIECE (64 << 10) /* bytes (measured: 16 KiB 11.9 ms, 32 KiB 11.4, 64 KiB 11.3, 128 KiB 11.3) */
-ALWAYS int softmax_long(const char *in, char *out, ptrdiff_t n, const int f16) {
+ALWAYS int softmaxes_long(const char *in, char *out, ptrdiff_t n, const int f16, const int log) {
     ptrdiff_t isz = f16 ? 2 : 4, piece = LONG_PIECE / isz;
     float top = -INFINITY, low = INFINITY;
-    double total = 0.0;
-    for (ptrdiff_t j = 0; j < n; j += piece) {
-        ptrdiff_t len = n - j < piece ? n - j : piece;
-        const char *p = in + j * isz;
-        float mc, lc;
-        if (!row_range(p, len, f16, NULL, &mc, &lc)) return 0;
-        dsum sum = {0};
-        if (!f16) sum = softmax_sum32(p, NULL, len, 1, mc, NULL); /* (fetching the next piece) */
-        double part = f16 ? softmax_terms_kept(NULL, len, mc, 1, p, 1, NULL) : dsum_total(&sum);
-        if (mc > top) total = total * exp((double)top - mc) + part, top = mc;
-        else total += part * exp((double)mc - top);
-        low = lc < low ? lc : low;
-    }
-    if (!(top - low <= 87.0f) || total != total) return 0;
-    softmax_run_out(in, out, n, f16 ? 2 : 4, f16, top, 1.0 / total, 1);
+    far_sum u = {0};
+    for (ptrdiff_t j = 0; j < n; j += piece)
+        if (!far_run_online(in + j * isz, n - j < piece ? n - j : piece, f16, log, in + (j + piece) * isz, &top,
+                            &low, &u))
+            return 0;
+    double v = far_sum_value(&u, f16, log);
+    if (v != v) return 0;
+    if (log) ls_out_stream(in, out, n, f16, top, v);
+    else softmax_run_out(in, out, n, isz, f16, top, v, 1);
     stream_fence();
     return 1;
 }
 
-/* LOG_SOFTMAX's far block in two reads: the maxima (block_scan), then each group's sum run by run, the next
- * block (`ahead` groups on, 0: none) fetched meanwhile. (Its sum counts the maxima apart, which a maximum that
- * grows run by run, as softmax_far_sums's, would not keep.) */
-static void log_softmax_far_sums(const char *in, ptrdiff_t gsi, int gb, const rdims *R, int f16, int ahead, float *m,
-                                 int *plain, far_sum *u) {
-    ptrdiff_t rn = R->n[R->nd - 1];
-    block_scan(in, gsi, gb, R, f16, m, plain);
-    FOR_RUNS(R, in, NULL, pi, po, flat, {
-        for (int g = 0; g < gb; g++) {
-            if (!plain[g]) continue;
-            const char *p = pi + g * gsi;
-            if (f16) {
-                far_run_sum(p, rn, 1, 1, m[g], ahead ? p + ahead * gsi : NULL, &u[g]);
-            } else {
-                dsum hi;
-                vi cnt;
-                ls_sums32(p, NULL, rn, ahead, m[g], &hi, &cnt);
-                u[g].d.lo += hi.lo, u[g].d.hi += hi.hi, u[g].cnt += cnt;
-            }
-        }
-    });
-}
-
-/* SOFTMAX's far block in one read: run by run, each group's maximum so far and the sum of its terms against it
- * (the run's maximum and minimum first, then its terms while the run is in L1; the group's next run fetched
- * meanwhile, 1 MiB on in float32 over (0, 2) of (64, 512, 512): too far for the hardware), the sum scaled in
- * double by exp(m_old - m_new) when the maximum grows. A separate scan for the maxima had read the block from
- * memory with nothing to compute meanwhile (one thread, Intel, flushed: float32 15.7 -> 14.5 ms, float16 8.9 ->
- * 7.7). `plain`: as block_scan's (a NaN, an infinity or a range beyond 87 stops a group's sum there). */
-static void softmax_far_sums(const char *in, ptrdiff_t gsi, int gb, const rdims *R, int f16, float *m, int *plain,
-                             far_sum *u) {
+/* The sums of a far block's gb groups in one read, run by run (far_run_online; each group's next run, 1 MiB on
+ * in float32 over (0, 2) of (64, 512, 512), too far for the hardware, fetched meanwhile). A separate scan for the
+ * maxima had read the block from memory with nothing to compute meanwhile (one thread, Intel, flushed: SOFTMAX1
+ * float32 15.7 -> 14.5 ms, float16 8.9 -> 7.7; LOG_SOFTMAX1 float32 15.3 -> 13.6, float16 8.6 -> 7.9; runs of
+ * 64, (512, 512, 64): LOG_SOFTMAX1 float32 25.9 -> 20.8, float16 14.6 -> 13.0). `plain`: whether a group's sum
+ * is whole (a NaN, an infinity or a range beyond 87 stops it). */
+static void softmaxes_far_sums(const char *in, ptrdiff_t gsi, int gb, const rdims *R, int f16, int log, float *m,
+                               int *plain, far_sum *u) {
     ptrdiff_t rn = R->n[R->nd - 1], step = R->si[R->nd - 2];
     float low[GROUP_BLOCK];
     for (int g = 0; g < gb; g++) m[g] = -INFINITY, low[g] = INFINITY, plain[g] = 1;
     FOR_RUNS(R, in, NULL, pi, po, flat, {
         for (int g = 0; g < gb; g++) {
             const char *p = pi + g * gsi;
-            float mc, lc;
             if (!plain[g]) continue;
-            if (!row_range(p, rn, f16, NULL, &mc, &lc)) {
-                plain[g] = 0;
-                continue;
-            }
-            if (mc > m[g]) { /* (float16: its float sums into the double ones first) */
-                double f = exp((double)m[g] - mc);
-                dsum *d = f16 ? &u[g].h.d : &u[g].d;
-                if (f16) dsum_add(d, u[g].h.f), u[g].h.f = (vf){0}, u[g].h.n = 0;
-                d->lo *= f, d->hi *= f, m[g] = mc;
-            }
-            low[g] = lc < low[g] ? lc : low[g];
-            if (!(m[g] - low[g] <= 87.0f)) {
-                plain[g] = 0;
-                continue;
-            }
-            if (f16) far_run_sum(p, rn, 1, 0, m[g], p + step, &u[g]);
-            else far_run_sum(p, rn, 0, 0, m[g], p + step, &u[g]);
+            plain[g] = f16 && log ? far_run_online(p, rn, 1, 1, p + step, &m[g], &low[g], &u[g])
+                     : f16        ? far_run_online(p, rn, 1, 0, p + step, &m[g], &low[g], &u[g])
+                     : log        ? far_run_online(p, rn, 0, 1, p + step, &m[g], &low[g], &u[g])
+                                  : far_run_online(p, rn, 0, 0, p + step, &m[g], &low[g], &u[g]);
         }
     });
 }
@@ -3201,18 +3194,16 @@ static void softmaxes_far(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gs
         const char *bi = in + g0 * gsi;
         char *bo = out + g0 * gso;
         float m[GROUP_BLOCK];
-        int plain[GROUP_BLOCK], ahead = g0 + 2 * gb <= count ? (int)gb : 0; /* (the next block, a whole one) */
+        int plain[GROUP_BLOCK];
         double v[GROUP_BLOCK]; /* LOG_SOFTMAX: L; SOFTMAX: 1 / sum */
         far_sum u[GROUP_BLOCK] = {0};
-        if (log) log_softmax_far_sums(bi, gsi, (int)gb, R, f16, ahead, m, plain, u);
-        else softmax_far_sums(bi, gsi, (int)gb, R, f16, m, plain, u);
+        softmaxes_far_sums(bi, gsi, (int)gb, R, f16, log, m, plain, u);
         for (int g = 0; g < gb; g++) {
             if (!plain[g]) continue;
-            uint64_t n16;
-            double rest16 = log && f16 ? rest16_finish(&u[g].st, &n16) : 0.0;
-            v[g] = log && f16 ? log_sum(n16, rest16)
-                 : log        ? log_sum((uint64_t)hsum_i64(u[g].cnt), dsum_total(&u[g].d))
-                              : 1.0 / (f16 ? fdsum_total(&u[g].h) : dsum_total(&u[g].d));
+            v[g] = f16 && log ? far_sum_value(&u[g], 1, 1)
+                 : f16        ? far_sum_value(&u[g], 1, 0)
+                 : log        ? far_sum_value(&u[g], 0, 1)
+                              : far_sum_value(&u[g], 0, 0);
             plain[g] = v[g] == v[g]; /* (a NaN entry) */
         }
         FOR_RUNS(R, bi, bo, pi, po, flat, {
@@ -3240,7 +3231,7 @@ static void softmax_group(const char *in, char *out, const rdims *R, const rctx 
     int f16 = c->in_dtype == ODML_F16, osz = f16 ? 2 : 4;
     float stack[SM_STACK + 2 * LANES];
     ptrdiff_t rn = R->n[0];
-    if (is_row(R, c) && (rn >= LONG_ROW ? (f16 ? softmax_long(in, out, rn, 1) : softmax_long(in, out, rn, 0))
+    if (is_row(R, c) && (rn >= LONG_ROW ? (f16 ? softmaxes_long(in, out, rn, 1, 0) : softmaxes_long(in, out, rn, 0, 0))
                          : f16          ? softmax_rows16(&in, &out, 1, rn, stack, c)
                                         : softmax_rows32(&in, &out, 1, rn, stack, c)))
         return;

@@ -11,8 +11,13 @@ reduces} at each shape, on 1 and 2 threads (opendml's ``set_num_threads``), agai
   preallocated outputs; ONNX's single-axis operators take other axes through Transpose and several through Reshape;
 * PyTorch (when installed; ``torch.set_num_threads``) and the plain NumPy one-liner.
 
-opendml runs ``CompiledOperator.execute`` into a preallocated output. Samples of all contenders are interleaved
-(round-robin), and the table reports medians. It then times the per-call overhead at (1,16) and (8,64,64):
+opendml runs ``CompiledOperator.execute`` into a preallocated output. Samples of all contenders are interleaved,
+in an order shuffled each round (seeded), each after an idle pause as long as the sample before it (at most
+``SETTLE`` seconds): a contender can slow the one after it for tens of milliseconds (on the Intel development
+machine, float16 LOG_SOFTMAX1 over (1, 2) of (64, 512, 512) took 5.4 ms after a 768 MiB NumPy pass, 7.8 right
+after onnxruntime's float16 LogSoftmax, 6.6 after it and 10 ms of sleep, 5.6 after 100 ms: the clock, presumably,
+after onnxruntime's float16 arithmetic), and a fixed order would hand that cost to the same contender every
+round. The table reports medians. It then times the per-call overhead at (1,16) and (8,64,64):
 ``execute`` into a preallocated output vs onnxruntime's IO binding, and the cached ``functional`` call vs
 ``InferenceSession.run``. Prints Markdown; ``--json PATH`` also writes every figure.
 """
@@ -23,6 +28,7 @@ import argparse
 import json
 import os
 import platform
+import random
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -375,16 +381,25 @@ def add_torch(case: Case, threads: int):
     case.contenders["torch"] = fn
 
 
+SETTLE = 0.1  # seconds: the longest pause before a sample (see the module's doc)
+
+
 def measure(case: Case, samples: int) -> dict[str, float]:
-    """Median seconds per contender, samples interleaved round-robin."""
+    """Median seconds per contender, samples interleaved in an order shuffled each round (see the module's doc)."""
     times = {name: [] for name in case.contenders}
     for fn in case.contenders.values():
         fn()  # warm up
+    order = list(case.contenders.items())
+    shuffle = random.Random(0).shuffle
+    last = 0.0
     for _ in range(samples):
-        for name, fn in case.contenders.items():
+        shuffle(order)
+        for name, fn in order:
+            time.sleep(min(last, SETTLE))
             start = time.perf_counter()
             fn()
-            times[name].append(time.perf_counter() - start)
+            last = time.perf_counter() - start
+            times[name].append(last)
     return {name: statistics.median(ts) for name, ts in times.items()}
 
 

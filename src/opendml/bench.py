@@ -12,12 +12,12 @@ reduces} at each shape, on 1 and 2 threads (opendml's ``set_num_threads``), agai
 * PyTorch (when installed; ``torch.set_num_threads``) and the plain NumPy one-liner.
 
 opendml runs ``CompiledOperator.execute`` into a preallocated output. Samples of all contenders are interleaved,
-in an order shuffled each round (seeded), each after an idle pause as long as the sample before it (at most
-``SETTLE`` seconds): a contender can slow the one after it for tens of milliseconds (on the Intel development
-machine, float16 LOG_SOFTMAX1 over (1, 2) of (64, 512, 512) took 5.4 ms after a 768 MiB NumPy pass, 7.8 right
-after onnxruntime's float16 LogSoftmax, 6.6 after it and 10 ms of sleep, 5.6 after 100 ms: the clock, presumably,
-after onnxruntime's float16 arithmetic), and a fixed order would hand that cost to the same contender every
-round. The table reports medians. It then times the per-call overhead at (1,16) and (8,64,64):
+in an order shuffled each round (seeded): a contender's sample depends on the one before it, which a fixed order
+would make the same every round. On the Intel development machine (480 MiB of L3), the one after onnxruntime
+found their shared input in L3 (REDUCE MAX float32 over the last axis of (64, 512, 512): 2.55 ms, 4.2 after 60
+ms of waiting), and float16 LOG_SOFTMAX1 over (1, 2) took 8.1 ms right after onnxruntime's float16 LogSoftmax,
+5.1 back to back and 5.9-6.0 after 60 ms of waiting, with or without onnxruntime before. The table reports
+medians. It then times the per-call overhead at (1,16) and (8,64,64):
 ``execute`` into a preallocated output vs onnxruntime's IO binding, and the cached ``functional`` call vs
 ``InferenceSession.run``. Prints Markdown; ``--json PATH`` also writes every figure.
 """
@@ -381,9 +381,6 @@ def add_torch(case: Case, threads: int):
     case.contenders["torch"] = fn
 
 
-SETTLE = 0.1  # seconds: the longest pause before a sample (see the module's doc)
-
-
 def measure(case: Case, samples: int) -> dict[str, float]:
     """Median seconds per contender, samples interleaved in an order shuffled each round (see the module's doc)."""
     times = {name: [] for name in case.contenders}
@@ -391,15 +388,12 @@ def measure(case: Case, samples: int) -> dict[str, float]:
         fn()  # warm up
     order = list(case.contenders.items())
     shuffle = random.Random(0).shuffle
-    last = 0.0
     for _ in range(samples):
         shuffle(order)
         for name, fn in order:
-            time.sleep(min(last, SETTLE))
             start = time.perf_counter()
             fn()
-            last = time.perf_counter() - start
-            times[name].append(last)
+            times[name].append(time.perf_counter() - start)
     return {name: statistics.median(ts) for name, ts in times.items()}
 
 

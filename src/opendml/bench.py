@@ -12,12 +12,13 @@ reduces} at each shape, on 1 and 2 threads (opendml's ``set_num_threads``), agai
 * PyTorch (when installed; ``torch.set_num_threads``) and the plain NumPy one-liner.
 
 opendml runs ``CompiledOperator.execute`` into a preallocated output. Samples of all contenders are interleaved,
-in an order shuffled each round (seeded): a contender's sample depends on the one before it, which a fixed order
-would make the same every round. On the Intel development machine (480 MiB of L3), the one after onnxruntime
-found their shared input in L3 (REDUCE MAX float32 over the last axis of (64, 512, 512): 2.55 ms, 4.2 after 60
-ms of waiting), and float16 LOG_SOFTMAX1 over (1, 2) took 8.1 ms right after onnxruntime's float16 LogSoftmax,
-5.1 back to back and 5.9-6.0 after 60 ms of waiting, with or without onnxruntime before. The table reports
-medians. It then times the per-call overhead at (1,16) and (8,64,64):
+in an order shuffled each round (seeded), and the table reports medians. A sample depends on the one before it,
+which a fixed order would make the same every round: on the Intel development machine (480 MiB of L3), the one
+after onnxruntime found their shared input in L3 (REDUCE MAX float32 over the last axis of (64, 512, 512): 2.55
+ms, 4.2 after 60 ms of waiting), and float16 LOG_SOFTMAX1 over (1, 2) took 8.1 ms right after onnxruntime's
+float16 LogSoftmax, 5.1 back to back and 5.9-6.0 after 60 ms of waiting. So every sample of a case of FLUSH_MIN
+bytes or more (input and output) starts from memory: a read of 1.5x the last-level cache (``flush_bytes``) goes
+before it, for every contender and the bound alike. It then times the per-call overhead at (1,16) and (8,64,64):
 ``execute`` into a preallocated output vs onnxruntime's IO binding, and the cached ``functional`` call vs
 ``InferenceSession.run``. Prints Markdown; ``--json PATH`` also writes every figure.
 """
@@ -25,6 +26,7 @@ medians. It then times the per-call overhead at (1,16) and (8,64,64):
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import os
 import platform
@@ -381,8 +383,25 @@ def add_torch(case: Case, threads: int):
     case.contenders["torch"] = fn
 
 
-def measure(case: Case, samples: int) -> dict[str, float]:
-    """Median seconds per contender, samples interleaved in an order shuffled each round (see the module's doc)."""
+FLUSH_MIN = 16 << 20  # bytes: a case this large is timed from memory (see the module's doc)
+
+
+def flush_bytes() -> int:
+    """1.5x the largest cache of CPU 0 (Linux sysfs; 64 MiB when unknown), at least 64 MiB."""
+    largest = 0
+    for size in glob.glob("/sys/devices/system/cpu/cpu0/cache/index*/size"):
+        try:
+            with open(size) as handle:
+                text = handle.read().strip()
+            largest = max(largest, int(text.rstrip("KMG")) << {"K": 10, "M": 20, "G": 30}.get(text[-1:], 0))
+        except (OSError, ValueError):
+            continue
+    return max(largest * 3 // 2, 64 << 20)
+
+
+def measure(case: Case, samples: int, flush=None) -> dict[str, float]:
+    """Median seconds per contender, samples interleaved in an order shuffled each round, each after `flush()`
+    (unless None; see the module's doc)."""
     times = {name: [] for name in case.contenders}
     for fn in case.contenders.values():
         fn()  # warm up
@@ -391,6 +410,8 @@ def measure(case: Case, samples: int) -> dict[str, float]:
     for _ in range(samples):
         shuffle(order)
         for name, fn in order:
+            if flush:
+                flush()
             start = time.perf_counter()
             fn()
             times[name].append(time.perf_counter() - start)
@@ -461,7 +482,8 @@ def main(argv=None) -> None:
     header = (
         f"{cpu_name()}, {os.cpu_count()} cores; opendml ISA {info.get('isa', 'none')}; NumPy {np.__version__}; "
         f"onnxruntime {ort_version or 'not installed'}; Python {platform.python_version()}; "
-        f"medians of {samples} interleaved samples; load average at start {load:.1f}"
+        f"medians of {samples} interleaved samples (cases of {FLUSH_MIN >> 20} MiB or more from memory: a "
+        f"{flush_bytes() >> 20} MiB read before each sample); load average at start {load:.1f}"
     )
     print(header + "\n")
     print("| operator | dtype | shape | axes | threads | opendml ms | bound ms | onnxruntime ms | torch ms | numpy ms "
@@ -469,10 +491,18 @@ def main(argv=None) -> None:
     print("|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     rows = []
     rng = np.random.default_rng(0)
+    junk = []  # (allocated at the first case that needs it)
+
+    def flush():
+        if not junk:
+            junk.append(np.ones(flush_bytes() // 8, np.uint64))
+        np.bitwise_or.reduce(junk[0])
+
     for shape in shapes:
         for op in args.ops:
             last = len(shape) - 1
-            axis_sets = [(last,), (last - 1, last), (0, last)]  # the last axis, the last two, the first and last
+            # the last axis, the last two, the first and last (the same two at rank 2: once)
+            axis_sets = list(dict.fromkeys([(last,), (last - 1, last), (0, last)]))
             if op in ("hard_sigmoid", "if", *ELEMENTWISE):
                 axis_sets = [()]
             for dtype in args.dtypes:
@@ -483,7 +513,8 @@ def main(argv=None) -> None:
                         add_bound(case)
                         add_onnxruntime(case, threads)
                         add_torch(case, threads)
-                        t = measure(case, samples)
+                        big = case.bytes_read + case.bytes_written >= FLUSH_MIN
+                        t = measure(case, samples, flush if big else None)
                         bound = max(t.pop("copy"), t.pop("read"))
                         peers = {k: v for k, v in t.items() if k != "opendml"}
                         best = min(peers.values())

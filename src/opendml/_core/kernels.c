@@ -1552,7 +1552,8 @@ static void argmax_f_c(const char *in, char *out, const rdims *R, const rctx *c)
 }
 static void argmax_f_r(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R,
                        const rctx *c) {
-    if (far_adjacent(R, gsi, c)) (c->in_dtype == ODML_F16 ? f16_argmax_r : f32_argmax_r)(in, gsi, out, gso, count, R, c);
+    if (far_adjacent(R, gsi, c))
+        (c->in_dtype == ODML_F16 ? f16_argmax_r : f32_argmax_r)(in, gsi, out, gso, count, R, c);
     else RUN_LOOP_AHEAD(argmax_f);
 }
 
@@ -2094,7 +2095,9 @@ static double group_count(const rdims *R) {
 /* A scratch row of count (+ 2 LANES: partial vectors are stored whole, and softmax_row32 may shift its terms by
  * up to a vector) floats: `stack` when it is large enough, else the task's (allocated once per task by red_task),
  * or NULL. */
-static float *scratch_row(ptrdiff_t count, float *stack, const rctx *c) { return count <= SM_STACK ? stack : c->scratch; }
+static float *scratch_row(ptrdiff_t count, float *stack, const rctx *c) {
+    return count <= SM_STACK ? stack : c->scratch;
+}
 
 /* The sum of the n floats at p, in double (four chains). */
 
@@ -2308,9 +2311,10 @@ ALWAYS void ls_terms32(vf x, vf m, dsum *hi, vf *lo, vi *cnt) {
     *cnt -= eq;
 }
 
-/* The plain sum of a float32 row, the row's output lines (`out`, unless NULL) fetched for writing on the way and
- * the input `ahead` bytes on meanwhile: its terms in double lane by lane (`sum`, before the horizontal step) and
- * the count of its maxima lane by lane. */
+/* The plain sum of a float32 row against `top` (its maximum, or a larger one: see far_run_online), the row's
+ * output lines (`out`, unless NULL) fetched for writing on the way and the input `ahead` bytes on meanwhile: its
+ * terms in double lane by lane (`sum`, before the horizontal step) and the count of its entries equal to `top`
+ * lane by lane (only their total counts: a partial vector's padding is taken back from lane 0). */
 ALWAYS void ls_sums32(const char *in, char *out, ptrdiff_t n, ptrdiff_t ahead, float top, dsum *sum, vi *count) {
     vf m = splatf(top), lo = {0};
     vi cnt = {0};
@@ -2320,7 +2324,7 @@ ALWAYS void ls_sums32(const char *in, char *out, ptrdiff_t n, ptrdiff_t ahead, f
         ptrdiff_t end = i + 16 * LANES < n ? i + 16 * LANES : n; /* (the float part joins hi every 16 vectors, as
                                                                      * add_terms') */
         for (; i + LANES <= end; i += LANES) {
-            __builtin_prefetch(in + i * 4 + ahead); /* a later row, usually adjacent */
+            __builtin_prefetch(in + i * 4 + ahead); /* a later row, run or piece */
             if (out) __builtin_prefetch(out + i * 4, 1); /* (its read from memory starts here, not at the store) */
             ls_terms32(loadf(in + i * 4), m, &hi, &lo, &cnt);
         }
@@ -2520,16 +2524,16 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
  * it reaches them; float32 LOG_SOFTMAX's runs of 512 or more at any stride): a block of c->far_gb adjacent groups
  * (at most FAR_READS bytes of input, so that it stays in L2 between its passes, but pieces of at least FAR_PIECE
  * bytes a run, one page, where the hardware's fetches stop) goes run by run in memory order: each group's
- * maximum and sum in one read (softmaxes_far_sums), then its outputs, the terms computed again, streamed when
- * the outputs of the groups this call holds (a task's share) reach STREAM_MIN. No copy: packed into a scratch of
- * 4 MiB as
- * they were scanned before, a block's later passes read L3 (one thread, Intel, caches flushed, over (0, 2) of
- * (64, 512, 512), interleaved: SOFTMAX1 float32 19.2 -> 16.1 ms, float16 12.1 -> 8.9, LOG_SOFTMAX1 float16 12.9
- * -> 8.9; float32 LOG_SOFTMAX1, which read its input twice, each run with its own maximum merged in double, 15.7
- * -> 15.9; runs of 64, (512, 512, 64): SOFTMAX1 float32 25.1 -> 28.4 (two exps an entry, where the copy took
- * one), float16 16.8 -> 15.4, LOG_SOFTMAX1 about the same). The sums run in another order than a group taken
- * alone (see softmax_group), so the two can differ in the last bit. A group out of the plain range (a NaN, an
- * infinity, an entry more than 87 below its maximum) is done alone afterwards. ---- */
+ * maximum and sum in one read (softmaxes_far_sums), then its outputs (SOFTMAX's terms computed again), streamed
+ * when the outputs of the groups this call holds (a task's share) reach STREAM_MIN. No copy: when the blocks were
+ * packed into a scratch of 4 MiB as they were scanned, their later passes read L3 (one thread, Intel, caches
+ * flushed, over (0, 2) of (64, 512, 512), interleaved, the copy against three reads of blocks in L2: SOFTMAX1
+ * float32 19.2 -> 16.1 ms, float16 12.1 -> 8.9, LOG_SOFTMAX1 float16 12.9 -> 8.9; float32 LOG_SOFTMAX1, which
+ * then read its input twice, each run with its own maximum merged in double, 15.7 -> 15.9; runs of 64, (512,
+ * 512, 64): SOFTMAX1 float32 25.1 -> 28.4 (two exps an entry, where the copy took one), float16 16.8 -> 15.4,
+ * LOG_SOFTMAX1 about the same). The sums run in another order than a group taken alone (see softmax_group), so
+ * the two can differ in the last bit. A group out of the plain range (a NaN, an infinity, an entry more than 87
+ * below its maximum) is done alone afterwards. ---- */
 #ifndef FAR_READS
 #define FAR_READS (256 << 10) /* bytes */
 #endif
@@ -3049,14 +3053,13 @@ typedef struct {
     rest16_state st;
     vi cnt;
 } far_sum;
-/* One run's part of it (n packed entries) against the maximum `top`; `next` (or NULL): a later run, fetched
- * meanwhile. */
+/* One run's part of it (n packed entries) against the maximum `top`; `next`: a later run, fetched meanwhile. */
 ALWAYS void far_run_sum(const char *pi, ptrdiff_t n, const int f16, const int log, float top, const char *next,
                         far_sum *to) {
     if (log && !f16) {
         dsum d;
         vi cnt;
-        ls_sums32(pi, NULL, n, next ? next - pi : 0, top, &d, &cnt);
+        ls_sums32(pi, NULL, n, next - pi, top, &d, &cnt);
         to->d.lo += d.lo, to->d.hi += d.hi, to->cnt += cnt;
         return;
     }
@@ -3065,7 +3068,7 @@ ALWAYS void far_run_sum(const char *pi, ptrdiff_t n, const int f16, const int lo
     rest16_state st = log ? to->st : (rest16_state){0};
     vf m = splatf(top);
     for (ptrdiff_t i = 0; i < n; i += LANES) {
-        if (next && (!f16 || i % (2 * LANES) == 0)) __builtin_prefetch(next + i * (f16 ? 2 : 4)); /* (a line) */
+        if (!f16 || i % (2 * LANES) == 0) __builtin_prefetch(next + i * (f16 ? 2 : 4)); /* (a line) */
         vf x = row_at(pi, i, n, f16, top);
         if (log) { /* (padding equals the max: counted, then taken back) */
             rest16_add(x, m, &st);
@@ -3108,10 +3111,10 @@ ALWAYS void far_sum_rescale(far_sum *u, const int f16, const int log, double f) 
     d->lo *= f, d->hi *= f;
 }
 
-/* One run (n packed entries) into a sum gathered in one read as the maximum grows (m, low: the range so far):
- * the run's maximum and minimum, then its terms against the maximum so far while the run is in L1 (`next`: a
- * later run, fetched meanwhile). Returns 0, the sum unfinished, when the range so far is beyond 87 or holds a NaN
- * or an infinity: the group is then not plain. */
+/* One run (n packed entries) into a sum gathered in one read as the maximum grows (m, low: the range so far,
+ * NaN entries skipped): the run's maximum and minimum, then its terms against the maximum so far while the run is
+ * in L1 (`next`: a later run, fetched meanwhile). Returns 0, the sum unfinished, when the range so far is beyond
+ * 87 or holds an infinity: the group is then not plain. A NaN entry makes the sum NaN (far_sum_value). */
 ALWAYS int far_run_online(const char *p, ptrdiff_t n, const int f16, const int log, const char *next, float *m,
                           float *low, far_sum *u) {
     float mc, lc;
@@ -3136,14 +3139,14 @@ ALWAYS double far_sum_value(far_sum *u, const int f16, const int log) {
 
 /* LOG_SOFTMAX (`log`) or SOFTMAX of one long row (LONG_ROW) in two reads: piece by piece (LONG_PIECE bytes, read
  * from memory once, then in L1 for its terms; the next piece fetched meanwhile) its sum as the maximum grows
- * (far_run_online), then its outputs, the terms computed again from the row (still in L2), streamed. A scan for
+ * (far_run_online), then its outputs from the row (still in L2; SOFTMAX's terms computed again), streamed. A scan for
  * the maximum first, then the sum, read the row from memory in a pass of its own, with nothing to compute
  * meanwhile (over (1, 2) of (64, 512, 512), Intel, one thread, flushed caches: SOFTMAX1 float32 14.4 -> 11.3 ms,
  * float16 6.4 -> 5.5; LOG_SOFTMAX1 float32 13.6 -> 10.8, float16 6.0 -> 5.5; rows of 2^17, (512, 131072),
- * LOG_SOFTMAX1 float32 47.0 -> 42.8); kept terms and the row did not both stay in L2 (float32 15.4 ms, float16
- * 6.9). The
- * outputs' rule is the short rows'; the sum, gathered piece by piece, can differ from theirs in the last bit.
- * Returns 0 (outputs untouched) when the general kernel must do it: a range beyond 87, a NaN or an infinity. */
+ * LOG_SOFTMAX1 float32 47.0 -> 42.8); SOFTMAX1's kept terms and the row did not both stay in L2 (float32 15.4 ms,
+ * float16 6.9). The outputs' rule is the short rows'; the sum, gathered piece by piece, can differ from theirs in
+ * the last bit. Returns 0 (outputs untouched) when the general kernel must do it: a range beyond 87, a NaN or an
+ * infinity. */
 #define LONG_PIECE (64 << 10) /* bytes (measured: 16 KiB 11.9 ms, 32 KiB 11.4, 64 KiB 11.3, 128 KiB 11.3) */
 ALWAYS int softmaxes_long(const char *in, char *out, ptrdiff_t n, const int f16, const int log) {
     ptrdiff_t isz = f16 ? 2 : 4, piece = LONG_PIECE / isz;
@@ -3166,7 +3169,7 @@ ALWAYS int softmaxes_long(const char *in, char *out, ptrdiff_t n, const int f16,
  * maxima had read the block from memory with nothing to compute meanwhile (one thread, Intel, flushed: SOFTMAX1
  * float32 15.7 -> 14.5 ms, float16 8.9 -> 7.7; LOG_SOFTMAX1 float32 15.3 -> 13.6, float16 8.6 -> 7.9; runs of
  * 64, (512, 512, 64): LOG_SOFTMAX1 float32 25.9 -> 20.8, float16 14.6 -> 13.0). `plain`: whether a group's sum
- * is whole (a NaN, an infinity or a range beyond 87 stops it). */
+ * is whole (an infinity or a range beyond 87 stops it; a NaN entry shows in the sum, see far_run_online). */
 static void softmaxes_far_sums(const char *in, ptrdiff_t gsi, int gb, const rdims *R, int f16, int log, float *m,
                                int *plain, far_sum *u) {
     ptrdiff_t rn = R->n[R->nd - 1], step = R->si[R->nd - 2];
@@ -3644,14 +3647,18 @@ ALWAYS void fsum_strip(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, 
         if (nl == LANES && s == sizeof(T)) memcpy(&v, p, sizeof v);                                             \
         else for (ptrdiff_t l = 0; l < nl; l++) { T e; memcpy(&e, p + l * s, sizeof e); v[l] = e; }             \
         vq u = (vq)__builtin_convertvector(v, NAME##_wv);                                                       \
-        if (term == T_ABS && __builtin_types_compatible_p(W, int64_t)) { vq neg = (vq)((vsq)u >> 63); u = (u ^ neg) - neg; }                   \
+        if (term == T_ABS && __builtin_types_compatible_p(W, int64_t)) {                                        \
+            vq neg = (vq)((vsq)u >> 63);                                                                        \
+            u = (u ^ neg) - neg;                                                                                \
+        }                                                                                                       \
         return term == T_SQUARE ? u * u : u;                                                                    \
     }                                                                                                           \
     ALWAYS void NAME##_isum_c(const char *in, char *out, const rdims *R, const rctx *c, const int term) {      \
         vq a = {0};                                                                                             \
         FOR_RUNS(R, in, NULL, pi, po, flat, {                                                                   \
             ptrdiff_t n = R->n[R->nd - 1], s = R->si[R->nd - 1];                                                \
-            for (ptrdiff_t i = 0; i < n; i += LANES) a += NAME##_terms(pi + i * s, s, n - i < LANES ? n - i : LANES, term); \
+            for (ptrdiff_t i = 0; i < n; i += LANES)                                                            \
+                a += NAME##_terms(pi + i * s, s, n - i < LANES ? n - i : LANES, term);                          \
         });                                                                                                     \
         uint64_t t = 0;                                                                                         \
         for (int l = 0; l < LANES; l++) t += a[l];                                                              \

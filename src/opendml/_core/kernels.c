@@ -2889,8 +2889,8 @@ ALWAYS vf softmax_scaled(vf e, double inv, int f16) { return f16 ? e * (float)in
  * alignment on (ROW_STORE_F32), its terms placed as the outputs so that those loads are aligned too; a short row
  * stores as it computed (a load across two vectors stored a moment before, still in the store queue, would wait
  * for both). */
-/* The terms of a row into keep, unless NULL (the next row `ahead` rows on fetched meanwhile, and the row's output
- * lines unless `out` is NULL); returns their sum. */
+/* The terms of a row into keep (the next row `ahead` rows on fetched meanwhile, and the row's output lines unless
+ * `out` is NULL); returns their sum. */
 ALWAYS dsum softmax_sum32(const char *in, char *out, ptrdiff_t n, ptrdiff_t ahead, float top, float *keep) {
     vf m = splatf(top);
     dsum sum = {0};
@@ -2899,12 +2899,12 @@ ALWAYS dsum softmax_sum32(const char *in, char *out, ptrdiff_t n, ptrdiff_t ahea
         __builtin_prefetch(in + (i + ahead * n) * 4); /* a later row, usually adjacent */
         if (out) __builtin_prefetch(out + i * 4, 1); /* this output line, for writing: read from memory now */
         vf e = softmax_term(loadf(in + i * 4), m);
-        if (keep) storef(keep + i, e);
+        storef(keep + i, e);
         dsum_add(&sum, e);
     }
     if (i < n) {
         vf e = selectf(IOTA < (vu){0} + (uint32_t)(n - i), softmax_term(row_at(in, i, n, 0, top), m), splatf(0));
-        if (keep) storef(keep + i, e);
+        storef(keep + i, e);
         dsum_add(&sum, e);
     }
     return sum; /* (lane by lane: dsum_total adds them) */
@@ -2949,10 +2949,10 @@ ALWAYS int softmax_rows32(const char *const in[], char *const out[], const int k
     return 1;
 }
 
-/* The terms of n values kept in `keep` (a group packed, or a float16 row widened), in place there, or without
- * `keep` of the row `in` itself; returns their sum (float16: see fdsum; float32: in double, afterwards,
- * sum_kept). `in` (a row, or NULL): the row `ahead` rows on is fetched meanwhile; `out` (a float16 row's outputs,
- * or NULL): their lines, for writing. */
+/* The terms of n values kept in `keep` (a group packed, or a float16 row widened), in place there; returns their
+ * sum (float16: see fdsum; float32: in double, afterwards, sum_kept). `in` (the row widened into keep, or NULL):
+ * the row `ahead` rows on is fetched meanwhile; `out` (a float16 row's outputs, or NULL): their lines, for
+ * writing. */
 ALWAYS double softmax_terms_kept(float *keep, ptrdiff_t n, float top, const int f16, const char *in,
                                  ptrdiff_t ahead, char *out) {
     vf m = splatf(top);
@@ -2961,8 +2961,8 @@ ALWAYS double softmax_terms_kept(float *keep, ptrdiff_t n, float top, const int 
     ptrdiff_t i = 0, full = n / LANES * LANES;
 #define TERM_KEPT(i) /* (the term, also stored) */                                                              \
     ({                                                                                                          \
-        vf e_ = softmax_term_of(keep ? loadf(keep + (i)) : row_at(in, i, n, f16, top), m, f16);                 \
-        if (keep) storef(keep + (i), e_);                                                                       \
+        vf e_ = softmax_term_of(loadf(keep + (i)), m, f16);                                                     \
+        storef(keep + (i), e_);                                                                                 \
         e_;                                                                                                     \
     })
     while (i < full) { /* (float16: fdsum's float sums, in two chains of 8 vectors) */
@@ -2986,9 +2986,8 @@ ALWAYS double softmax_terms_kept(float *keep, ptrdiff_t n, float top, const int 
     }
 #undef TERM_KEPT
     if (i < n) { /* (no padding term) */
-        vf x = keep ? loadf(keep + i) : row_at(in, i, n, f16, top);
-        vf e = selectf(IOTA < (vu){0} + (uint32_t)(n - i), softmax_term_of(x, m, f16), splatf(0));
-        if (keep) storef(keep + i, e);
+        vf e = selectf(IOTA < (vu){0} + (uint32_t)(n - i), softmax_term_of(loadf(keep + i), m, f16), splatf(0));
+        storef(keep + i, e);
         if (f16) dsum_add(&d, e);
         else s_a += widen_lo(e), s_b += widen_hi(e);
     }

@@ -568,17 +568,23 @@ def test_softmax_family_long_rows_piece_by_piece(op, dtype, isa):
 def test_reductions_of_contiguous_rows(dtype, isa):
     """REDUCE over packed last-axis rows (straight loops; the sums' short rows a block at a time, see fsum_rows) of
     every length up to 70 and a few long ones, with NaN, infinities and signed zeros among plain rows (19 rows:
-    whole blocks and a rest on every ISA): MAX and MIN bit for bit as the reference kernel, the sums within 1 ulp of
-    float64."""
+    whole blocks and a rest on every ISA), and again with the NaN and infinities left out (MAX and MIN's short
+    rows go a block at a time, a block with NaN or infinities row by row, see fextreme_rows): MAX and MIN bit for
+    bit as the reference kernel, the sums within 1 ulp of float64."""
     rng = np.random.default_rng([np.dtype(dtype).itemsize, len(isa)])
     for n in [*range(1, 71), 256, 257, 512, 1000]:
         x = rng.standard_normal((19, n)).astype(dtype)
         for row, special in zip(x[1:], [np.nan, np.inf, -np.inf, -0.0, 0.0]):
             row[rng.integers(n)] = special
         x[6] = -0.0 if n % 2 else 0.0
-        for function in (RF.MAX, RF.MIN):
-            got, want = (functional.reduce(x, function, (1,), device=d) for d in (COMPILED, REFERENCE))
-            assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (n, function)
+        x[7] = np.abs(x[7]) * (np.arange(n) % 3 > 0)  # a minimum of +0 and -0.0 ahead of it, rows of 3 or more
+        x[7, 1::3] = -0.0
+        finite = x.copy()
+        finite[1:4] = rng.standard_normal((3, n))
+        for values in (x, finite):
+            for function in (RF.MAX, RF.MIN):
+                got, want = (functional.reduce(values, function, (1,), device=d) for d in (COMPILED, REFERENCE))
+                assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (n, function)
         with np.errstate(all="ignore"):
             exact = {RF.SUM: x.astype(np.float64).sum(1, keepdims=True)}
             exact[RF.L1] = np.abs(x.astype(np.float64)).sum(1, keepdims=True)

@@ -1758,6 +1758,18 @@ ALWAYS vf narrow2(vdh lo, vdh hi) {
     return __builtin_shufflevector(a, b, LO_HALF, HI_HALF);
 }
 #endif
+/* widen_lo and widen_hi of the packed floats at p, each half loaded by its conversion (no extraction step). */
+ALWAYS vdh widen_at(const char *p) {
+#if defined(__AVX512F__)
+    return (vdh)_mm512_cvtps_pd(_mm256_loadu_ps((const float *)p));
+#elif defined(__AVX2__)
+    return (vdh)_mm256_cvtps_pd(_mm_loadu_ps((const float *)p));
+#else
+    vfh h;
+    memcpy(&h, p, sizeof h);
+    return __builtin_convertvector(h, vdh);
+#endif
+}
 ALWAYS double hsum_dh(vdh a) { /* (a fixed order: the same bits on every call) */
 #if LANES == 16
     return ((a[0] + a[4]) + (a[2] + a[6])) + ((a[1] + a[5]) + (a[3] + a[7]));
@@ -3498,6 +3510,14 @@ ALWAYS void fsum_run_h(const char *in, const rdims *R, const int term, const int
 ALWAYS int half_special(vu top) { return (void)top, 0; }
 #endif
 
+/* add_fterms of the packed float32 vector at p, its halves widened as they load (the same terms). */
+ALWAYS void add_fterms_at(const char *p, const int term, vdh *lo, vdh *hi) {
+    vdh a = widen_at(p), b = widen_at(p + LANES / 2 * 4);
+    if (term == T_ABS) a = (vdh)((vlh)a & INT64_MAX), b = (vdh)((vlh)b & INT64_MAX);
+    *lo += term == T_SQUARE ? a * a : a;
+    *hi += term == T_SQUARE ? b * b : b;
+}
+
 /* One run (at pi, the last of R's dimensions, s bytes a step) into a group's sums from values. */
 ALWAYS void fsum_run_v(const char *pi, const rdims *R, ptrdiff_t s, int f16, const int term, const int fetch,
                        fsums *t) {
@@ -3506,6 +3526,10 @@ ALWAYS void fsum_run_v(const char *pi, const rdims *R, ptrdiff_t s, int f16, con
     for (; i + 2 * LANES <= n; i += 2 * LANES) {
         if (fetch) PREFETCH_NEXT_RUN(R, pi + i * s);
         if (fetch && !f16) PREFETCH_NEXT_RUN(R, pi + (i + LANES) * s);
+        if (!f16 && s == 4) {
+            add_fterms_at(pi + i * 4, term, &a, &b), add_fterms_at(pi + (i + LANES) * 4, term, &d, &e);
+            continue;
+        }
         add_fterms(lanes_f(pi + i * s, s, LANES, f16, 0), term, &a, &b);
         add_fterms(lanes_f(pi + (i + LANES) * s, s, LANES, f16, 0), term, &d, &e);
     }

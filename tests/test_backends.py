@@ -577,7 +577,7 @@ def test_reductions_of_contiguous_rows(dtype, isa):
         for row, special in zip(x[1:], [np.nan, np.inf, -np.inf, -0.0, 0.0]):
             row[rng.integers(n)] = special
         x[6] = -0.0 if n % 2 else 0.0
-        x[7] = np.abs(x[7]) * (np.arange(n) % 3 > 0)  # a minimum of +0 and -0.0 ahead of it, rows of 3 or more
+        x[7] = np.abs(x[7]) * (np.arange(n) % 3 > 0)  # a minimum of +0, -0.0 after it (rows of 2 or more)
         x[7, 1::3] = -0.0
         finite = x.copy()
         finite[1:4] = rng.standard_normal((3, n))

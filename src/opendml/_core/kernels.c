@@ -930,7 +930,7 @@ typedef struct {
     float *scratch;
     int far_gb; /* far groups a block holds: the softmaxes' (see FAR_READS), or the one-pass
                  * reductions' states (see FAR_GROUPS); 0: none */
-    int stream; /* the input is larger than STREAM_MIN: rows are fetched ahead (fetch_row) */
+    int fetch; /* the input is larger than FETCH_MIN: rows are fetched ahead (fetch_row) */
 } rctx;
 
 /* contig: reduce the one group at `in`, writing at `out`. strip: reduce nl <= 16 groups side by side, lane l at
@@ -1002,12 +1002,12 @@ ALWAYS void *far_states(const rctx *c, void *stack, ptrdiff_t *per) {
 #define ROW_AHEAD_MAX (16 << 10)
 #endif
 /* (In cache, the fetches only cost: REDUCE MAX float32 over the last axis of (8, 64, 64), per call, 4.9 -> 5.6 us.) */
-#ifndef STREAM_MIN
-#define STREAM_MIN (4 << 20)
+#ifndef FETCH_MIN
+#define FETCH_MIN (4 << 20) /* bytes: beyond a core's L2 (2 MiB on Intel's here, 1 MiB on Zen 4's) */
 #endif
 ALWAYS void fetch_row(const char *p, const rdims *R, const rctx *c) {
     ptrdiff_t bytes = R->n[0] * c->isize;
-    if (c->stream && R->nd == 1 && R->si[0] == c->isize && bytes <= ROW_AHEAD_MAX)
+    if (c->fetch && R->nd == 1 && R->si[0] == c->isize && bytes <= ROW_AHEAD_MAX)
         for (ptrdiff_t b = 0; b < bytes; b += 64) __builtin_prefetch(p + b);
 }
 #define RED_RUN(ID)                                                                                             \
@@ -1758,7 +1758,8 @@ ALWAYS vf narrow2(vdh lo, vdh hi) {
     return __builtin_shufflevector(a, b, LO_HALF, HI_HALF);
 }
 #endif
-/* widen_lo and widen_hi of the packed floats at p, each half loaded by its conversion (no extraction step). */
+/* The LANES / 2 packed floats at p widened to doubles, loaded by the conversion itself: widen_lo of the vector at
+ * p, and widen_hi of the vector at p - LANES / 2 floats, without widen_hi's extraction step. */
 ALWAYS vdh widen_at(const char *p) {
 #if defined(__AVX512F__)
     return (vdh)_mm512_cvtps_pd(_mm256_loadu_ps((const float *)p));
@@ -3971,7 +3972,7 @@ static int reduce(int op, const odml_array *in, const odml_array *out, const odm
     if (red_pick(op, in->dtype, &P.contig, &P.run, &P.strip)) return -1;
     ptrdiff_t bytes = in->itemsize;
     for (int d = 0; d < in->ndim; d++) bytes *= in->shape[d];
-    P.c.stream = bytes > STREAM_MIN;
+    P.c.fetch = bytes > FETCH_MIN;
     int full = ODML_FULL_OUTPUT(op);
     int lane = -1, nk = 0;
     ptrdiff_t kn[ODML_MAXDIM], ksi[ODML_MAXDIM], kso[ODML_MAXDIM];

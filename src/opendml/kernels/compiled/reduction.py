@@ -3,6 +3,8 @@ ACTIVATION_SOFTMAX1 (and their v0 forms)."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..._core import _native
@@ -12,16 +14,21 @@ from .. import register
 from ..reference import reduction as _reference
 
 
-def _mask(axes) -> int:
+@functools.lru_cache(maxsize=256)
+def _mask(axes: tuple[int, ...]) -> int:
+    """The axes as the engine's bit mask (cached: a call's Python costs as much as a small tensor's kernel)."""
     mask = 0
     for axis in axes:
         mask |= 1 << axis
     return mask
 
 
+_DECREASING = AxisDirection.DECREASING  # (an enum's attribute costs a lookup a call)
+
+
 def _arg(minimum: int):
     def kernel(desc, inputs, outputs) -> None:
-        flags = LAST if desc.axis_direction == AxisDirection.DECREASING else 0
+        flags = LAST if desc.axis_direction == _DECREASING else 0
         reduce(OP_ARGMAX, inputs[0], outputs[0], _mask(desc.axes), flags | minimum)
 
     return kernel
@@ -46,6 +53,8 @@ _REDUCE = {
     RF.ARGMIN: (OP_ARGMAX, MIN),
 }
 _FLOATS = (np.dtype(np.float32), np.dtype(np.float16))
+#: The functions the engine runs on floats only (the integer forms run on the NumPy kernel).
+_FLOAT_ONLY = frozenset((RF.AVERAGE, RF.L2, RF.LOG_SUM))
 
 
 @register(OperatorType.REDUCE, "compiled")
@@ -53,8 +62,7 @@ def reduce_(desc, inputs, outputs) -> None:
     """The engine's functions; the others (LOG_SUM_EXP, MULTIPLY; AVERAGE, L2 and LOG_SUM of integers) run on the
     NumPy kernel."""
     op = _REDUCE.get(desc.function)
-    float_only = (RF.AVERAGE, RF.L2, RF.LOG_SUM)
-    if op is None or (desc.function in float_only and inputs[0].dtype not in _FLOATS):
+    if op is None or (desc.function in _FLOAT_ONLY and inputs[0].dtype not in _FLOATS):
         return _reference.reduce(desc, inputs, outputs)
     reduce(op[0], inputs[0], outputs[0], _mask(desc.axes), op[1])
 

@@ -3767,24 +3767,6 @@ static void fextreme_c(const char *in, char *out, const rdims *R, const rctx *c)
     fextreme_put(in, out, R, c, top, low);
 }
 
-/* A packed row's maxima (minima when `lo`, a constant) lane by lane; `odd` gains x - x of every entry (nonzero
- * lanes: a NaN or an infinity). */
-ALWAYS vf row_extreme(const char *p, ptrdiff_t n, int f16, const int lo, vi *odd) {
-    vf a = splatf(lo ? INFINITY : -INFINITY), b = a;
-    ptrdiff_t i = 0;
-    for (; i + 2 * LANES <= n; i += 2 * LANES) {
-        vf x = row_at(p, i, n, f16, 0), y = row_at(p, i + LANES, n, f16, 0);
-        a = lo ? vmin(x, a) : vmax(x, a), b = lo ? vmin(y, b) : vmax(y, b);
-        *odd |= (vi)(x - x) | (vi)(y - y);
-    }
-    for (; i < n; i += LANES) {
-        vf x = row_at(p, i, n, f16, row_at(p, 0, 1, f16, 0)[0]); /* (padded with the first entry) */
-        a = lo ? vmin(x, a) : vmax(x, a);
-        *odd |= (vi)(x - x);
-    }
-    return lo ? vmin(a, b) : vmax(a, b);
-}
-
 /* LANES packed rows of at most SHORT_SUM entries gsi bytes apart, their horizontal steps together (rows_max):
  * the per-row steps cost as much as a short row's terms. A block holding a NaN or an infinity, and a row whose
  * result is a zero (its sign: see fextreme_put), go row by row. */
@@ -3794,7 +3776,10 @@ ALWAYS void fextreme_rows(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gs
     vi odd = {0};
     for (int r = 0; r < LANES; r++) {
         fetch_row(in + (r + 1) * gsi, R, c); /* (the next row, as RUN_LOOP_AHEAD: further ahead was slower) */
-        w[r] = row_extreme(in + r * gsi, R->n[0], f16, lo, &odd);
+        scan_state t = SCAN_START; /* (group_scan's loops: lanes' maxima, minima with `lo`, and odd) */
+        if (f16) scan_run(in + r * gsi, R->n[0], 2, 1, R, 0, lo, NULL, 0, &t.mv, &t.mv2, &t.mn, &t.mn2, &odd);
+        else scan_run(in + r * gsi, R->n[0], 4, 0, R, 0, lo, NULL, 0, &t.mv, &t.mv2, &t.mn, &t.mn2, &odd);
+        w[r] = lo ? vmin(t.mn, t.mn2) : vmax(t.mv, t.mv2);
     }
     vf t = lo ? rows_min(w) : rows_max(w);
     for (int r = 0; r < LANES; r++) {

@@ -534,11 +534,12 @@ ALWAYS vf exp_f16_term(vf x) {
 #if defined(__AVX512F__)
 /* ---- exp(t + err) for t in [-87, 0] and err below an ulp of t, as 2^floor(k/32) * th * (1 + w): th = 2^(j/32)
  * rounded to float (j = k mod 32), w about 1% at most, the pair within about 3e-9 of the term (float32's own
- * rounding is 6e-8: the softmaxes' sums need the difference). t + err = k ln2/32 + r, with ln2/32 in two parts
- * (k * EXP_C_HI is exact for |k| < 2^12); 2^(j/32) as a table's float and that float's relative error; e^r = 1 + r
- * + r^2 (1/2 + r/6) for |r| <= ln2/64 (error below 6e-10). exp_table returns th, w and 2^floor(k/32) as an
- * exponent step (`scale`, added to a float's bits: exact where the result is normal, as every term from t >= -87
- * is). A NaN t gives a NaN w. ---- */
+ * rounding is 6e-8: the softmaxes' sums need the difference). t + err = q ln2 + r for q = k/32, with ln2 in two
+ * parts (q * EXP_LN2_HI is exact for |k| < 2^12); 2^(j/32) as a table's float and that float's relative error; e^r
+ * = 1 + r + r^2 (1/2 + r/6) for |r| <= ln2/64 (error below 6e-10). exp_table returns th, w and q, whose floor is
+ * the power of two: `scalef` applies it in one instruction (exact where the result is normal, as every term from
+ * t >= -87 is; a NaN stays NaN), where forming it as a float's bits and multiplying took four. A NaN t gives a NaN
+ * w. ---- */
 static const float EXP2_32_HI[32] __attribute__((aligned(64))) = {
     0x1p+0f, 0x1.059b0ep+0f, 0x1.0b5586p+0f, 0x1.11301ep+0f, 0x1.172b84p+0f, 0x1.1d4874p+0f, 0x1.2387a6p+0f,
     0x1.29e9ep+0f, 0x1.306fep+0f, 0x1.371a74p+0f, 0x1.3dea64p+0f, 0x1.44e086p+0f, 0x1.4bfdaep+0f, 0x1.5342b6p+0f,
@@ -552,23 +553,27 @@ static const float EXP2_32_LO[32] __attribute__((aligned(64))) = {
     -0x1.1c2142p-26f, 0x1.67a1cap-28f, -0x1.348e56p-25f, 0x1.a3b5e4p-28f, -0x1.0b7ec8p-25f, -0x1.f9c304p-27f,
     -0x1.e4c886p-26f, -0x1.6961b4p-28f, -0x1.b5151ep-28f, -0x1.a5217cp-28f, -0x1.ab7132p-26f, 0x1.61428ep-28f,
     -0x1.2ad5f8p-27f};
-ALWAYS vf exp_table(vf t, vf err, vf *w, vu *scale) {
-    const float MAGIC = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer, kept in the low bits */
-    const float EXP_C_HI = 0x1.62ep-6f, EXP_C_LO = 0x1.0bfbe8p-20f; /* ln2/32 = EXP_C_HI + EXP_C_LO */
-    vf biased = fmadd(t, splatf(46.1662413084468283f), splatf(MAGIC)), k = biased - MAGIC; /* 32/ln2 */
-    vf r = fmadd(k, splatf(-EXP_C_LO), fmadd(k, splatf(-EXP_C_HI), t)) + err;
+ALWAYS vf exp_table(vf t, vf err, vf *w, vf *q) {
+    /* 1.5 * 2^18: adding it rounds to a multiple of 1/32, k kept in the low bits (j = k mod 32 in the lowest 5,
+     * which the lookups' permutes take as their index) */
+    const float MAGIC = 393216.0f;
+    const float EXP_LN2_HI = 0x1.62ep-1f, EXP_LN2_LO = 0x1.0bfbe8p-15f; /* ln2 = EXP_LN2_HI + EXP_LN2_LO */
+    vf biased = fmadd(t, splatf(1.44269504088896341f), splatf(MAGIC)); /* 1/ln2 */
+    *q = biased - MAGIC;
+    vf r = fmadd(*q, splatf(-EXP_LN2_LO), fmadd(*q, splatf(-EXP_LN2_HI), t)) + err;
     *w = fmadd(r * r, fmadd(r, splatf(1.0f / 6), splatf(0.5f)), r + lookup32(EXP2_32_LO, (vi)biased));
-    *scale = (vu)((vi)biased >> 5) << 23; /* (biased's bits are positive for t >= -87: an arithmetic shift else) */
     return lookup32(EXP2_32_HI, (vi)biased);
 }
+
+/* v * 2^floor(q) (exp_table's q) */
+ALWAYS vf scale_by_floor(vf v, vf q) { return (vf)_mm512_scalef_ps((__m512)v, (__m512)q); }
 
 /* The term as eh + el: eh = 2^floor(k/32) * th exactly (a normal float), el = eh * w the small rest (subnormal,
  * so good to 2^-149 only, from t below about -82.8: the pair's error grows to 1.7e-8 at -86, 4.3e-8 at -87).
  * Where `keep` is clear (t == 0, a term taken elsewhere, t out of range), eh and el are 0. */
 ALWAYS void exp_split(vf t, vf err, vi keep, vf *eh, vf *el) {
-    vf w;
-    vu scale;
-    vf h = (vf)(((vu)exp_table(t, err, &w, &scale) + scale) & (vu)keep);
+    vf w, q, th = exp_table(t, err, &w, &q);
+    vf h = (vf)((vi)scale_by_floor(th, q) & keep);
     *eh = h;
     *el = (vf)((vi)(h * w) & keep);
 }
@@ -1799,10 +1804,18 @@ ALWAYS vf shifted_d(vf x, double a, double b) {                                 
  * e^-87 (float32's normal range) are zero here and flag the group, which is then summed again with `slow` set,
  * taking them in double from libm as the float64 reference does: they decide whether a dominated maximum gives a
  * subnormal, -0.0 or 0.0. */
-/* x - m = t + err exactly (TwoSum). */
+/* x - m = t + err exactly, for x <= m (every caller's m is its group's maximum) or NaN. */
 ALWAYS vf two_diff(vf x, vf m, vf *err) {
+#if defined(__SSE2__) || defined(__AVX512F__)
+    /* Fast2Sum, the larger magnitude first: for x <= m that is min(-m, x) (-m where x > -m, else x). Five
+     * instructions to TwoSum's six (SOFTMAX1 float32 rows of 64 in cache about 3% faster); the same t and err (a
+     * NaN x comes out of both). */
+    vf a = vmin(-m, x), b = vmax(-m, x), t = a + b;
+    *err = b - (t - a);
+#else /* (TwoSum: min and max are no single instruction here) */
     vf t = x - m, bb = t - x;
     *err = (x - (t - bb)) + (-m - bb);
+#endif
     return t;
 }
 
@@ -2574,6 +2587,35 @@ ALWAYS vf rows_max(vf *w) { TR_REDUCE(LANES, w, vmax); return w[0]; }
 ALWAYS vf rows_min(vf *w) { TR_REDUCE(LANES, w, vmin); return w[0]; }
 ALWAYS vf rows_sumf(vf *w) { TR_REDUCE(LANES, w, ADD_); return w[0]; }
 ALWAYS vdh rows_sumd(vdh *w) { TR_REDUCE(HALF_LANES, w, ADD_); return w[0]; }
+HALVES(float, hsum_f, ADD_) /* (rows_sumf's order, a row alone) */
+
+/* SOFTMAX's sum of a short row's terms e in [0, 1] (one of them exactly 1, the maximum's) in two float sums lane
+ * by lane, where a double one takes a conversion a half-vector: hi, each e rounded to a multiple of 2^-15 (its
+ * sums exact: a row's stays within n <= 2^9, 24 bits of 2^-15), and lo, the rest (|lo| <= min(e, 2^-16): its
+ * lanes' n/16 additions err by at most n/16 2^-24 n 2^-16, the horizontal ones by 4 2^-24 n 2^-16, together
+ * below 2^-27.7 of the total, which is at least 1, for n <= 256; the terms' own errors are about 2^-25). Each
+ * row's total is (double)hi + (double)lo, the horizontal sums in the halving order, the same for a row alone
+ * (ssum_total) as for a block's (rows_sumf). */
+_Static_assert(SHORT_ROW <= 256, "a short row's float term sums: hi exact, lo within 2^-27.7 of the total");
+typedef struct {
+    dsum d; /* (rows longer than SHORT_ROW) */
+    vf hi, lo;
+} ssum;
+ALWAYS void ssum_add(ssum *s, vf e, const int split) {
+    if (!split) {
+        dsum_add(&s->d, e);
+        return;
+    }
+#if defined(__AVX512DQ__)
+    vf lo = (vf)_mm512_reduce_ps((__m512)e, 15 << 4); /* (e - e rounded to 15 fraction bits, in one instruction) */
+#else
+    vf lo = e - ((e + 384.0f) - 384.0f); /* (1.5 * 2^8: adding it rounds e to a multiple of 2^-15) */
+#endif
+    s->hi += e - lo, s->lo += lo;
+}
+ALWAYS double ssum_total(const ssum *s, const int split) {
+    return split ? (double)hsum_f(s->hi) + (double)hsum_f(s->lo) : dsum_total(&s->d);
+}
 
 /* The maxima of a block's rows (`top`) and whether each is in range (`ok`: row_range's test). */
 ALWAYS void block_range(const char *in, ptrdiff_t gsi, ptrdiff_t n, float top[LANES], int32_t ok[LANES]) {
@@ -2856,22 +2898,20 @@ static void softmax_exact_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t 
 }
 
 /* The usual case, in float32: a group whose maximum m is finite and whose every entry lies within 87 of it (so
- * every term is a normal float and no -inf occurs). e = exp(x - m) in float32 (x - m = t + err exactly by TwoSum):
+ * every term is a normal float and no -inf occurs). e = exp(x - m) in float32 (x - m = t + err exactly, two_diff):
  * with AVX-512 from exp_table, rounded once at normal precision and then scaled (about 0.5 ulp), elsewhere as
- * exp_parts_lo's parts (about 0.6 ulp); the sum of the e in double; out = e * (1 / sum) rounded once (fscaled; one
- * more rounding for outputs below about 2^-102): within 3 ulp (README "Speed"; tests/test_backends.py measures it).
+ * exp_parts_lo's parts (about 0.6 ulp); the sum of the e in double (a packed row of at most SHORT_ROW: in two float
+ * parts, see ssum, within 2^-27.7); out = e * (1 / sum) rounded once (fscaled: 2^-48 besides; one more rounding for
+ * outputs below about 2^-102): within 3 ulp (README "Speed"; tests/test_backends.py measures it).
  * The e are kept between the passes in a scratch row (scratch_row: the output is then written once, and the sum
  * taken in its own loop, so that the exp loop carries no dependency); without one, a float32 group keeps them in
  * the output, a float16 group computes them again (the same bits). Other groups take the exact double path above. */
 ALWAYS vf softmax_term(vf x, vf m) {
     vf err, t = two_diff(x, m, &err);
 #if defined(__AVX512F__)
-    vf w;
-    vu scale;
-    vf th = exp_table(t, err, &w, &scale);
-    /* rounded once, in [2^-1, 2^2), then scaled exactly by a float power of two (a NaN stays NaN: an exponent
-     * step added to its bits would not keep it so) */
-    return fmadd(th, w, th) * (vf)(scale + 0x3f800000u);
+    vf w, q;
+    vf th = exp_table(t, err, &w, &q);
+    return scale_by_floor(fmadd(th, w, th), q); /* rounded once, in [2^-1, 2^2), then scaled exactly */
 #else
     vf s, r, q;
     exp_parts_lo(t, err, &s, &r, &q);
@@ -2882,18 +2922,16 @@ ALWAYS vf softmax_term(vf x, vf m) {
 /* A SOFTMAX term: float16 groups in plain float32 (see fdsum). */
 ALWAYS vf softmax_term_of(vf x, vf m, int f16) { return f16 ? exp_f16_term(x - m) : softmax_term(x, m); }
 
-/* x * c rounded once (c = 1/sum > 0 in double): with FMA, as x * ch + x * cl (c = ch + cl in floats, x * ch =
- * p + its exact error), in float registers (below about 2^-102 that error falls under float32's least subnormal
- * and is lost: one more rounding there); else in double. */
+/* x * c rounded once (c = 1/sum > 0 in double): with FMA, as x * ch + x * cl (c = ch + cl in floats), the small
+ * product rounded (2^-48 of the result) and added to the exact x * ch by the FMA's one rounding (below about
+ * 2^-102 the small product's rounding reaches float32's least subnormal: one more rounding there); else in
+ * double. Two instructions: forming x * ch's exact error first took four, for the same 2^-48. */
 #if defined(__FMA__) || defined(__AVX512F__)
 typedef struct {
     float hi, lo;
 } fscale;
 ALWAYS fscale fscale_of(double c) { return (fscale){(float)c, (float)(c - (double)(float)c)}; }
-ALWAYS vf fscaled(vf x, fscale c) {
-    vf p = x * c.hi;
-    return p + fmadd(x, splatf(c.lo), fmadd(x, splatf(c.hi), -p));
-}
+ALWAYS vf fscaled(vf x, fscale c) { return fmadd(x, splatf(c.hi), x * c.lo); }
 #else
 typedef double fscale;
 ALWAYS fscale fscale_of(double c) { return c; }
@@ -2909,21 +2947,22 @@ ALWAYS vf softmax_scaled(vf e, double inv, int f16) { return f16 ? e * (float)in
  * for both). */
 /* The terms of a row into keep (the next row `ahead` rows on fetched meanwhile, and the row's output lines unless
  * `out` is NULL); returns their sum. */
-ALWAYS dsum softmax_sum32(const char *in, char *out, ptrdiff_t n, ptrdiff_t ahead, float top, float *keep) {
+ALWAYS ssum softmax_sum32(const char *in, char *out, ptrdiff_t n, ptrdiff_t ahead, float top, float *keep,
+                         const int split) {
     vf m = splatf(top);
-    dsum sum = {0};
+    ssum sum = {{{0}, {0}}, {0}, {0}};
     ptrdiff_t i = 0;
     for (; i + LANES <= n; i += LANES) {
         __builtin_prefetch(in + (i + ahead * n) * 4); /* a later row, usually adjacent */
         if (out) __builtin_prefetch(out + i * 4, 1); /* this output line, for writing: read from memory now */
         vf e = softmax_term(loadf(in + i * 4), m);
         storef(keep + i, e);
-        dsum_add(&sum, e);
+        ssum_add(&sum, e, split);
     }
     if (i < n) {
         vf e = selectf(IOTA < (vu){0} + (uint32_t)(n - i), softmax_term(row_at(in, i, n, 0, top), m), splatf(0));
         storef(keep + i, e);
-        dsum_add(&sum, e);
+        ssum_add(&sum, e, split);
     }
     return sum; /* (lane by lane: dsum_total adds them) */
 }
@@ -2958,8 +2997,9 @@ ALWAYS int softmax_rows32(const char *const in[], char *const out[], const int k
         if (aligned) keep[r] += ((uintptr_t)out[r] - (uintptr_t)keep[r]) % (LANES * 4) / 4;
     }
     for (int r = 0; r < k; r++) {
-        dsum sum = softmax_sum32(in[r], out[r], n, k, top[r], keep[r]);
-        total[r] = dsum_total(&sum);
+        ssum sum = n <= SHORT_ROW ? softmax_sum32(in[r], out[r], n, k, top[r], keep[r], 1)
+                                  : softmax_sum32(in[r], out[r], n, k, top[r], keep[r], 0);
+        total[r] = n <= SHORT_ROW ? ssum_total(&sum, 1) : ssum_total(&sum, 0);
     }
     for (int r = 0; r < k; r++)
         if (total[r] != total[r]) return 0; /* a NaN entry */
@@ -3315,15 +3355,17 @@ static void softmax_block(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gs
     float top[LANES], stack[LANES * (SHORT_ROW + 2 * LANES)], *keep[LANES];
     int32_t ok[LANES];
     double total[LANES];
-    dsum sums[LANES];
+    vf hi[LANES], lo[LANES];
     int aligned = n >= 16 * LANES;
     block_range(in, gsi, n, top, ok);
     for (int r = 0; r < LANES; r++) {
         keep[r] = stack + r * (n + 2 * LANES);
         if (aligned) keep[r] += ((uintptr_t)(out + r * gso) - (uintptr_t)keep[r]) % (LANES * 4) / 4;
-        sums[r] = softmax_sum32(in + r * gsi, out + r * gso, n, LANES, top[r], keep[r]);
+        ssum sum = softmax_sum32(in + r * gsi, out + r * gso, n, LANES, top[r], keep[r], 1);
+        hi[r] = sum.hi, lo[r] = sum.lo;
     }
-    block_totals(sums, total);
+    vf h = rows_sumf(hi), l = rows_sumf(lo); /* (ssum_total's order) */
+    for (int r = 0; r < LANES; r++) total[r] = (double)h[r] + (double)l[r];
     for (int r = 0; r < LANES; r++) {
         if (ok[r] && total[r] == total[r]) softmax_out32(out + r * gso, n, keep[r], total[r], aligned);
         else softmax_c(in + r * gsi, out + r * gso, R, c);

@@ -478,7 +478,8 @@ def test_softmax_family_far_groups(op, dtype, isa):
     groups' outputs the same with the special groups made plain; a group taken alone (its view: the packed group
     path) within an ulp (the far sum is gathered run by run as the group's maximum grows, in one read: see
     softmaxes_far_sums), and the same bit for bit on these inputs for float16 LOG_SOFTMAX (L rounded to float
-    absorbs the difference). The entries rise by 1 a run, so that groups' maxima grow run by run. (4, 80, 1024):
+    absorbs the difference). The entries rise by 1 a run, so that groups' maxima grow run by run. The shapes of
+    256 KiB or less (FAR_READS) go a group at a time instead (the same checks hold there). (4, 80, 1024):
     three to five blocks, float32 outputs of at least 1 MiB (STREAM_MIN) streamed over whole lines; (3, 70, 1500),
     far for float32 LOG_SOFTMAX only (its runs of 512 or more at any stride): runs of 6000 bytes, every alignment
     of a run's head and tail; (4, 512, 100) and (3, 2048, 37): runs that end in a partial vector (float16

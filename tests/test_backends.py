@@ -469,6 +469,26 @@ def test_softmax_family_contiguous_rows(op, dtype, isa):
             assert alone.tobytes() == got[row : row + 1].tobytes(), (n, row)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_softmax_family_signed_zeros(dtype, isa):
+    """Zero outputs keep the reference's sign: x - max is +0.0 at a maximum of -0.0 (a row's padding once broadcast
+    -0.0 as +0.0, which made a one-element LOG_SOFTMAX1 of -0.0 give -0.0), in rows of one element (the group
+    path) and of 1 to 40 (rows and strips) whose maximum is a signed zero, alone or dominating the rest."""
+    calls = [functional.activation_softmax1, functional.activation_log_softmax1, functional.activation_hardmax1]
+    cases = [np.array([v], dtype) for v in (-0.0, 0.0)]
+    for n in (2, 3, 15, 16, 17, 40):
+        for top in (-0.0, 0.0):
+            for rest in (-0.0, -1.0, -200.0):
+                x = np.full((3, n), rest, dtype)
+                x[:, n // 2] = top
+                cases.append(x)
+    for x in cases:
+        for call in calls:
+            got = call(x, (x.ndim - 1,), device=COMPILED)
+            want = call(x, (x.ndim - 1,), device=REFERENCE)
+            assert np.array_equal(np.signbit(got), np.signbit(want)), (call.__name__, x)
+
+
 @pytest.mark.parametrize("op", ["softmax", "log_softmax"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float16])
 def test_softmax_family_far_groups(op, dtype, isa):

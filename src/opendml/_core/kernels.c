@@ -395,24 +395,19 @@ ALWAYS vf ieee_minf(vf a, vf x) {
     r = selectf(x == a, (vf)((vi)x | (vi)a), r);
     return selectf(a != a, a, selectf(x != x, x, r));
 }
-ALWAYS vf splat_bits(float f) { /* splatf(-0.0f) is +0.0 (0 + -0 = +0): copy the bits instead */
-    int32_t b;
-    memcpy(&b, &f, 4);
-    return (vf)splati(b);
-}
 /* With bounds that are not NaN, each side is one compare and select: x < lo gives lo (a NaN x compares false
  * and stays), and on x == lo the rule only matters for zeros, so lo = +0 compares against the least subnormal
  * instead (x <= +0 gives +0); likewise hi = -0 against minus the least subnormal. */
 ALWAYS float bits_float(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
 static inline vf op_clip(vf x, const odml_params *p) {
     float lo = p->f[0], hi = p->f[1];
-    if (lo != lo || hi != hi) return ieee_minf(splat_bits(hi), ieee_maxf(splat_bits(lo), x));
+    if (lo != lo || hi != hi) return ieee_minf(splatf(hi), ieee_maxf(splatf(lo), x));
     /* Nonzero bounds: the max/min instructions (their second operand where either is NaN: x's NaN stays). */
     if (lo != 0.0f && hi != 0.0f) return vmin(splatf(hi), vmax(splatf(lo), x));
     float below = lo == 0.0f && !signbit(lo) ? bits_float(1) : lo;
     float above = hi == 0.0f && signbit(hi) ? bits_float(0x80000001u) : hi;
-    x = selectf(x < below, splat_bits(lo), x);
-    return selectf(x > above, splat_bits(hi), x);
+    x = selectf(x < below, splatf(lo), x);
+    return selectf(x > above, splatf(hi), x);
 }
 
 /* RELU: max(0, x), then + 0 so that -0.0 becomes +0.0 and a NaN is quieted, as the reference's np.maximum and
@@ -742,7 +737,7 @@ ALWAYS vf gelu_double(vf x) {
     vd h = exp_d(-0.5 * (a * a)) * (t * b1 - b2 + c[0]), xh = xd * h;
     vl negl = __builtin_convertvector(neg, vl);
     vf y = __builtin_convertvector(seld(negl, xh, xd - xh), vf);
-    y = selectf(big, selectf(neg, splat_bits(-0.0f), x), y);
+    y = selectf(big, selectf(neg, splatf(-0.0f), x), y);
     return selectf(x != x, splatf(NAN), y);
 }
 
@@ -1726,7 +1721,7 @@ static void hardmax_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t lso, i
 
 /* ---- LOG_SOFTMAX: out = x - max - log(sum(exp(x - max))), with log(sum) = log(count of maxima) +
  * log1p(rest / count) in double so that a dominated group's maxima keep their tiny negative value. exp runs in
- * float32 on x - max split exactly (TwoSum) into t + err, as exp(t) * (1 + err); the sums are in double; the
+ * float32 on x - max split exactly (two_diff) into t + err, as exp(t) * (1 + err); the sums are in double; the
  * output x - max - L is formed as ls_out_run says.
  * A group whose max is not finite (a NaN, a +inf, only -inf) is all NaN. ---- */
 ALWAYS vd widen(vf v) { return __builtin_convertvector(v, vd); }
@@ -1799,17 +1794,18 @@ ALWAYS vf shifted_d(vf x, double a, double b) {                                 
 }
 
 /* One vector of sum terms: count the maxima (x == m), add exp(x - m) of the others into a double sum (hi, the part
- * exact in float) and a float one (lo, the small corrections): x - m = t + err exactly (TwoSum), exp(t + err) = eh
+ * exact in float) and a float one (lo, the small corrections): x - m = t + err exactly (two_diff), exp(t + err) = eh
  * + el (exp_split), good to about 3e-9 (AVX-512; 2e-8 elsewhere) where a float exp would give 1e-7. Terms below
  * e^-87 (float32's normal range) are zero here and flag the group, which is then summed again with `slow` set,
  * taking them in double from libm as the float64 reference does: they decide whether a dominated maximum gives a
  * subnormal, -0.0 or 0.0. */
-/* x - m = t + err exactly, for x <= m (every caller's m is its group's maximum) or NaN. */
+/* x - m = t + err exactly, for x <= m (every caller's m is its group's maximum, or padding equal to it); a NaN x
+ * gives a NaN t. (A NaN m, a strip's lane whose group holds a NaN, gives a finite t: callers discard such lanes.) */
 ALWAYS vf two_diff(vf x, vf m, vf *err) {
 #if defined(__SSE2__) || defined(__AVX512F__)
     /* Fast2Sum, the larger magnitude first: for x <= m that is min(-m, x) (-m where x > -m, else x). Five
-     * instructions to TwoSum's six (SOFTMAX1 float32 rows of 64 in cache about 3% faster); the same t and err (a
-     * NaN x comes out of both). */
+     * instructions to TwoSum's six (SOFTMAX1 float32 rows of 64 in cache about 3% faster), the same t and err but
+     * for the signs of zeros (t == 0 either way) and an overflowing x - m (err +inf, not NaN: out of range). */
     vf a = vmin(-m, x), b = vmax(-m, x), t = a + b;
     *err = b - (t - a);
 #else /* (TwoSum: min and max are no single instruction here) */
@@ -2592,11 +2588,12 @@ HALVES(float, hsum_f, ADD_) /* (rows_sumf's order, a row alone) */
 /* SOFTMAX's sum of a short row's terms e in [0, 1] (one of them exactly 1, the maximum's) in two float sums lane
  * by lane, where a double one takes a conversion a half-vector: hi, each e rounded to a multiple of 2^-15 (its
  * sums exact: a row's stays within n <= 2^9, 24 bits of 2^-15), and lo, the rest (|lo| <= min(e, 2^-16): its
- * lanes' n/16 additions err by at most n/16 2^-24 n 2^-16, the horizontal ones by 4 2^-24 n 2^-16, together
- * below 2^-27.7 of the total, which is at least 1, for n <= 256; the terms' own errors are about 2^-25). Each
- * row's total is (double)hi + (double)lo, the horizontal sums in the halving order, the same for a row alone
- * (ssum_total) as for a block's (rows_sumf). */
-_Static_assert(SHORT_ROW <= 256, "a short row's float term sums: hi exact, lo within 2^-27.7 of the total");
+ * lanes' n/LANES additions each err by at most 2^-24 n/LANES 2^-16, the log2(LANES) horizontal steps by 2^-24 n
+ * 2^-16, together below (n^2/LANES + log2(LANES) n) 2^-40 of the total, which is at least 1: for n <= 256, 2^-27.6
+ * with AVX-512's 16 lanes, 2^-25.9 with 4; the terms' own errors are about 2^-25). Each row's total is (double)hi
+ * + (double)lo, the horizontal sums in the halving order, the same for a row alone (ssum_total) as for a block's
+ * (rows_sumf). */
+_Static_assert(SHORT_ROW <= 256, "a short row's float term sums: hi exact, lo within 2^-25.9 of the total");
 typedef struct {
     dsum d; /* (rows longer than SHORT_ROW) */
     vf hi, lo;
@@ -2901,7 +2898,7 @@ static void softmax_exact_s(const char *in, ptrdiff_t lsi, char *out, ptrdiff_t 
  * every term is a normal float and no -inf occurs). e = exp(x - m) in float32 (x - m = t + err exactly, two_diff):
  * with AVX-512 from exp_table, rounded once at normal precision and then scaled (about 0.5 ulp), elsewhere as
  * exp_parts_lo's parts (about 0.6 ulp); the sum of the e in double (a packed row of at most SHORT_ROW: in two float
- * parts, see ssum, within 2^-27.7); out = e * (1 / sum) rounded once (fscaled: 2^-48 besides; one more rounding for
+ * parts, see ssum, within 2^-25.9); out = e * (1 / sum) rounded once (fscaled: 2^-47.5 besides; one more rounding for
  * outputs below about 2^-102): within 3 ulp (README "Speed"; tests/test_backends.py measures it).
  * The e are kept between the passes in a scratch row (scratch_row: the output is then written once, and the sum
  * taken in its own loop, so that the exp loop carries no dependency); without one, a float32 group keeps them in
@@ -2922,10 +2919,11 @@ ALWAYS vf softmax_term(vf x, vf m) {
 /* A SOFTMAX term: float16 groups in plain float32 (see fdsum). */
 ALWAYS vf softmax_term_of(vf x, vf m, int f16) { return f16 ? exp_f16_term(x - m) : softmax_term(x, m); }
 
-/* x * c rounded once (c = 1/sum > 0 in double): with FMA, as x * ch + x * cl (c = ch + cl in floats), the small
- * product rounded (2^-48 of the result) and added to the exact x * ch by the FMA's one rounding (below about
- * 2^-102 the small product's rounding reaches float32's least subnormal: one more rounding there); else in
- * double. Two instructions: forming x * ch's exact error first took four, for the same 2^-48. */
+/* x * c rounded once (c = 1/sum > 0 in double): with FMA, as x * ch + x * cl (c = ch + cl in floats, which
+ * leaves 2^-48 of c), the small product rounded (2^-48 of the result) and added to the exact x * ch by the FMA's
+ * one rounding: within 2^-47.5 before it (below about 2^-102 the small product's rounding reaches float32's least
+ * subnormal: one more rounding there); else in double. Two instructions: forming x * ch's exact error first took
+ * four, for the same bound. */
 #if defined(__FMA__) || defined(__AVX512F__)
 typedef struct {
     float hi, lo;

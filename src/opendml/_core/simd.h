@@ -167,7 +167,11 @@ ALWAYS void storef(void *p, vf v) { memcpy(p, &v, sizeof v); }
 ALWAYS float loadf1(const void *p) { float f; memcpy(&f, p, sizeof f); return f; } /* (any alignment) */
 ALWAYS void storef1(void *p, float f) { memcpy(p, &f, sizeof f); }
 ALWAYS vf selectf(vi m, vf a, vf b) { return (vf)(((vi)a & m) | ((vi)b & ~m)); }
-ALWAYS vf splatf(float x) { vf v = {0}; return v + x; }
+ALWAYS vf splatf(float x) { /* (from the bits: {0} + x would make a -0.0 +0.0) */
+    int32_t b;
+    memcpy(&b, &x, 4);
+    return (vf)((vi){0} + b);
+}
 ALWAYS vi splati(int32_t x) { vi v = {0}; return v + x; }
 
 /* ---- float16 <-> float32, exact (NumPy's conversions: f16->f32 exact, f32->f16 round to nearest even). ---- */

@@ -121,6 +121,7 @@ class CompiledOperator:
         }
         #: The backend whose kernel runs this operator, chosen once here.
         self.backend, self._kernel = kernels.kernel_for(schema.operator_type, op.device.kernels)
+        self._run = kernels.prepared(self._kernel, op.desc)  # (run(inputs, outputs): the descriptor's part done)
         # Inputs reach a NumPy kernel as read-only views, so a kernel bug cannot write them; the C kernels take
         # their inputs as const memory and are held to it by the guard-byte fuzz.
         self._guard_inputs = self.backend == "reference"
@@ -155,11 +156,11 @@ class CompiledOperator:
             if arrays is not None:
                 arrays, outputs = tuple(arrays), tuple(outputs)  # (what is tested is what runs)
                 if _native.exact(self._spec, arrays, outputs):
-                    self._kernel(self.desc, arrays, outputs)
+                    self._run(arrays, outputs)
                     return list(outputs)
         direct = self._direct_views(inputs, outputs)
         if direct is not None:
-            self._kernel(self.desc, *direct)
+            self._run(*direct)
             return list(direct[1])
         name = self._name
         outputs = [None] * len(self._outputs) if outputs is None else outputs
@@ -176,9 +177,9 @@ class CompiledOperator:
         self.check_hazards(bound_in, bound_out)
         views_in, views_out = tuple(b and b.view for b in bound_in), tuple(b.view for b in bound_out)
         if any(_reversed(a) for a in views_in + views_out):
-            _run_unreversed(self._kernel, self.desc, views_in, views_out)
+            _run_unreversed(self._run, views_in, views_out)
         else:
-            self._kernel(self.desc, views_in, views_out)
+            self._run(views_in, views_out)
         return [b.view for b in bound_out]
 
     def _loose_views(self, inputs: list | tuple, outputs: list | tuple) -> list | None:
@@ -334,14 +335,14 @@ def _reversed(array: np.ndarray | None) -> bool:
     return array is not None and any(s < 0 for s in array.strides)
 
 
-def _run_unreversed(kernel, desc: OperatorDesc, inputs: tuple, outputs: tuple) -> None:
-    """``kernel`` on reversed views (see _reversed) made forward: such an input is copied, element by element of the
-    tensor but for its broadcast (zero-stride) dimensions, which stay unmaterialised (a reversed view whose other
-    dimensions overlap in memory, as a sliding window's do, is copied at its full size: the kernels cannot walk
-    memory backwards); such an output is computed into a packed array and then copied into the view."""
+def _run_unreversed(run, inputs: tuple, outputs: tuple) -> None:
+    """``run`` (a prepared kernel) on reversed views (see _reversed) made forward: such an input is copied, element
+    by element of the tensor but for its broadcast (zero-stride) dimensions, which stay unmaterialised (a reversed
+    view whose other dimensions overlap in memory, as a sliding window's do, is copied at its full size: the kernels
+    cannot walk memory backwards); such an output is computed into a packed array and then copied into the view."""
     inputs = tuple(_forward_copy(a) if _reversed(a) else a for a in inputs)
     staged = tuple(empty_output(a.shape, a.dtype) if _reversed(a) else a for a in outputs)
-    kernel(desc, inputs, staged)
+    run(inputs, staged)
     for view, result in zip(outputs, staged):
         if result is not view:
             np.copyto(view, result)

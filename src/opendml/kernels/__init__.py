@@ -4,17 +4,19 @@ Kernels assume a validated descriptor and bound arrays of exactly the descriptor
 strided views into caller buffers, inputs read-only). They write every element of each output and nothing
 else. ``reference`` (NumPy, :mod:`opendml.kernels.reference`) is the semantics of record and exists for every
 operator; ``compiled`` (the C core) registers beside it where it has a kernel. :func:`kernel_for` picks one
-when an operator is compiled.
+when an operator is compiled. A kernel may also carry ``prepare(desc) -> run(inputs, outputs)``, which does once
+what depends only on the descriptor (descriptors are frozen); :func:`prepared` gives every kernel that form.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
 from ..enums import OperatorType
 
-__all__ = ["BACKENDS", "KERNELS", "Kernel", "register", "kernel_for", "apply_fused_activation"]
+__all__ = ["BACKENDS", "KERNELS", "Kernel", "register", "kernel_for", "prepared", "apply_fused_activation"]
 
 Kernel = Callable[[Any, tuple, tuple], None]
 
@@ -50,6 +52,14 @@ def kernel_for(operator_type: OperatorType, backend: str) -> tuple[str, Kernel]:
     wanted = BACKENDS[::-1] if backend == "auto" else (backend, "reference")
     chosen = next(b for b in wanted if b in per_backend)
     return chosen, per_backend[chosen]
+
+
+def prepared(kernel: Kernel, desc: Any) -> Callable[[tuple, tuple], None]:
+    """``kernel`` bound to ``desc``: its ``prepare(desc)`` where it has one (a compiled operator's call then skips
+    the descriptor's lookups: a small tensor's kernel costs no more), else the kernel with ``desc`` as its first
+    argument."""
+    prepare = getattr(kernel, "prepare", None)
+    return prepare(desc) if prepare is not None else functools.partial(kernel, desc)
 
 
 def apply_fused_activation(desc: Any, outputs: tuple) -> None:

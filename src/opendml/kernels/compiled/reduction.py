@@ -5,11 +5,9 @@ from __future__ import annotations
 
 import functools
 
-import numpy as np
-
 from ..._core import _native
 from ..._core._native import LAST, MIN, OP_ARGMAX, OP_HARDMAX, OP_LOG_SOFTMAX, OP_SOFTMAX, reduce
-from ...enums import AxisDirection, OperatorType, ReduceFunction
+from ...enums import AxisDirection, OperatorType, ReduceFunction, TensorDataType
 from .. import register
 from ..reference import reduction as _reference
 
@@ -23,15 +21,41 @@ def _mask(axes: tuple[int, ...]) -> int:
     return mask
 
 
-_DECREASING = AxisDirection.DECREASING  # (an enum's attribute costs a lookup a call)
+_DECREASING = AxisDirection.DECREASING
+_FLOAT_TYPES = (TensorDataType.FLOAT32, TensorDataType.FLOAT16)
+
+
+def _on_engine(args_of, fallback=None):
+    """A kernel that runs ``reduce(op, input, output, mask, flags)`` with ``args_of(desc)``'s (op, mask, flags),
+    or ``fallback`` (the NumPy kernel) where that is None. ``prepare`` resolves them once per descriptor."""
+
+    def prepare(desc):
+        args = args_of(desc)
+        if args is None:
+            return functools.partial(fallback, desc)
+        op, mask, flags = args
+
+        def run(inputs, outputs) -> None:
+            reduce(op, inputs[0], outputs[0], mask, flags)
+
+        return run
+
+    def kernel(desc, inputs, outputs) -> None:
+        prepare(desc)(inputs, outputs)
+
+    kernel.prepare = prepare
+    return kernel
+
+
+def _last(desc) -> int:
+    """The mask of the last axis (the v0 softmaxes')."""
+    return _mask((len(desc.input_tensor.sizes) - 1,))
 
 
 def _arg(minimum: int):
-    def kernel(desc, inputs, outputs) -> None:
-        flags = LAST if desc.axis_direction == _DECREASING else 0
-        reduce(OP_ARGMAX, inputs[0], outputs[0], _mask(desc.axes), flags | minimum)
-
-    return kernel
+    return _on_engine(
+        lambda desc: (OP_ARGMAX, _mask(desc.axes), (LAST if desc.axis_direction == _DECREASING else 0) | minimum)
+    )
 
 
 # ARGMIN is ARGMAX with the comparisons turned round (MIN).
@@ -52,47 +76,32 @@ _REDUCE = {
     RF.ARGMAX: (OP_ARGMAX, 0),
     RF.ARGMIN: (OP_ARGMAX, MIN),
 }
-_FLOATS = (np.dtype(np.float32), np.dtype(np.float16))
 #: The functions the engine runs on floats only (the integer forms run on the NumPy kernel).
 _FLOAT_ONLY = frozenset((RF.AVERAGE, RF.L2, RF.LOG_SUM))
 
 
-@register(OperatorType.REDUCE, "compiled")
-def reduce_(desc, inputs, outputs) -> None:
+def _reduce_args(desc):
     """The engine's functions; the others (LOG_SUM_EXP, MULTIPLY; AVERAGE, L2 and LOG_SUM of integers) run on the
     NumPy kernel."""
     op = _REDUCE.get(desc.function)
-    if op is None or (desc.function in _FLOAT_ONLY and inputs[0].dtype not in _FLOATS):
-        return _reference.reduce(desc, inputs, outputs)
-    reduce(op[0], inputs[0], outputs[0], _mask(desc.axes), op[1])
+    if op is None or (desc.function in _FLOAT_ONLY and desc.input_tensor.data_type not in _FLOAT_TYPES):
+        return None
+    return op[0], _mask(desc.axes), op[1]
 
 
-@register(OperatorType.ACTIVATION_HARDMAX1, "compiled")
-def hardmax1(desc, inputs, outputs) -> None:
-    reduce(OP_HARDMAX, inputs[0], outputs[0], _mask(desc.axes), 0)
-
-
-@register(OperatorType.ACTIVATION_LOG_SOFTMAX1, "compiled")
-def log_softmax1(desc, inputs, outputs) -> None:
-    reduce(OP_LOG_SOFTMAX, inputs[0], outputs[0], _mask(desc.axes), 0)
-
-
-@register(OperatorType.ACTIVATION_SOFTMAX1, "compiled")
-def softmax1(desc, inputs, outputs) -> None:
-    reduce(OP_SOFTMAX, inputs[0], outputs[0], _mask(desc.axes), 0)
-
-
+reduce_ = register(OperatorType.REDUCE, "compiled")(_on_engine(_reduce_args, _reference.reduce))
+hardmax1 = register(OperatorType.ACTIVATION_HARDMAX1, "compiled")(
+    _on_engine(lambda desc: (OP_HARDMAX, _mask(desc.axes), 0))
+)
+log_softmax1 = register(OperatorType.ACTIVATION_LOG_SOFTMAX1, "compiled")(
+    _on_engine(lambda desc: (OP_LOG_SOFTMAX, _mask(desc.axes), 0))
+)
+softmax1 = register(OperatorType.ACTIVATION_SOFTMAX1, "compiled")(
+    _on_engine(lambda desc: (OP_SOFTMAX, _mask(desc.axes), 0))
+)
 # The v0 softmax family is its *1 operator over the last axis: the same engine, the same bits.
-@register(OperatorType.ACTIVATION_HARDMAX, "compiled")
-def hardmax(desc, inputs, outputs) -> None:
-    reduce(OP_HARDMAX, inputs[0], outputs[0], _mask((inputs[0].ndim - 1,)), 0)
-
-
-@register(OperatorType.ACTIVATION_LOG_SOFTMAX, "compiled")
-def log_softmax(desc, inputs, outputs) -> None:
-    reduce(OP_LOG_SOFTMAX, inputs[0], outputs[0], _mask((inputs[0].ndim - 1,)), 0)
-
-
-@register(OperatorType.ACTIVATION_SOFTMAX, "compiled")
-def softmax(desc, inputs, outputs) -> None:
-    reduce(OP_SOFTMAX, inputs[0], outputs[0], _mask((inputs[0].ndim - 1,)), 0)
+hardmax = register(OperatorType.ACTIVATION_HARDMAX, "compiled")(_on_engine(lambda desc: (OP_HARDMAX, _last(desc), 0)))
+log_softmax = register(OperatorType.ACTIVATION_LOG_SOFTMAX, "compiled")(
+    _on_engine(lambda desc: (OP_LOG_SOFTMAX, _last(desc), 0))
+)
+softmax = register(OperatorType.ACTIVATION_SOFTMAX, "compiled")(_on_engine(lambda desc: (OP_SOFTMAX, _last(desc), 0)))

@@ -120,8 +120,8 @@ class CompiledOperator:
             if getattr(op.desc, f.name) is not None
         }
         #: The backend whose kernel runs this operator, chosen once here.
-        self.backend, self._kernel = kernels.kernel_for(schema.operator_type, op.device.kernels)
-        self._run = kernels.prepared(self._kernel, op.desc)  # (run(inputs, outputs): the descriptor's part done)
+        self.backend, kernel = kernels.kernel_for(schema.operator_type, op.device.kernels)
+        self._run = kernels.prepared(kernel, op.desc)  # (run(inputs, outputs): the descriptor's part done)
         # Inputs reach a NumPy kernel as read-only views, so a kernel bug cannot write them; the C kernels take
         # their inputs as const memory and are held to it by the guard-byte fuzz.
         self._guard_inputs = self.backend == "reference"

@@ -12,9 +12,8 @@ from .. import register
 from ..reference import reduction as _reference
 
 
-@functools.lru_cache(maxsize=256)
 def _mask(axes: tuple[int, ...]) -> int:
-    """The axes as the engine's bit mask (cached: a call's Python costs as much as a small tensor's kernel)."""
+    """The axes as the engine's bit mask (formed once per compiled operator: see _on_engine's prepare)."""
     mask = 0
     for axis in axes:
         mask |= 1 << axis

@@ -3219,67 +3219,96 @@ ALWAYS int softmaxes_long(const char *in, char *out, ptrdiff_t n, const int f16,
     return 1;
 }
 
-/* The sums of a far block's gb groups in one read, run by run (far_run_online; each group's next run, 1 MiB on
- * in float32 over (0, 2) of (64, 512, 512), too far for the hardware, fetched meanwhile). A separate scan for the
- * maxima had read the block from memory with nothing to compute meanwhile (one thread, Intel, flushed: SOFTMAX1
- * float32 15.7 -> 14.5 ms, float16 8.9 -> 7.7; LOG_SOFTMAX1 float32 15.3 -> 13.6, float16 8.6 -> 7.9; runs of
- * 64, (512, 512, 64): LOG_SOFTMAX1 float32 25.9 -> 20.8, float16 14.6 -> 13.0). `plain`: whether a group's sum
- * is whole (an infinity or a range beyond 87 stops it; a NaN entry shows in the sum, see far_run_online). */
-static void softmaxes_far_sums(const char *in, ptrdiff_t gsi, int gb, const rdims *R, int f16, int log, float *m,
-                               int *plain, far_sum *u) {
+/* A far block of SOFTMAX or LOG_SOFTMAX (softmaxes_far): its groups g0 to g0 + gb, their ranges, whether each is
+ * plain, and what their outputs need (v: LOG_SOFTMAX's L, SOFTMAX's 1 / sum). */
+typedef struct {
+    ptrdiff_t g0, gb;
+    float m[GROUP_BLOCK], low[GROUP_BLOCK];
+    int plain[GROUP_BLOCK];
+    double v[GROUP_BLOCK];
+} far_block;
+
+/* A run of a far block's groups (pi: the first group's) into their sums as their maxima grow (far_run_online;
+ * each group's next run, 1 MiB on in float32 over (0, 2) of (64, 512, 512), too far for the hardware, fetched
+ * meanwhile). A separate scan for the maxima had read the block from memory with nothing to compute meanwhile
+ * (one thread, Intel, flushed: SOFTMAX1 float32 15.7 -> 14.5 ms, float16 8.9 -> 7.7; LOG_SOFTMAX1 float32 15.3 ->
+ * 13.6, float16 8.6 -> 7.9; runs of 64, (512, 512, 64): LOG_SOFTMAX1 float32 25.9 -> 20.8, float16 14.6 -> 13.0).
+ * A group stops being plain at an infinity or a range beyond 87 (a NaN entry shows in its sum, see
+ * far_run_online). */
+ALWAYS void far_sums_step(const char *pi, ptrdiff_t gsi, const rdims *R, const int f16, const int log, far_block *b,
+                          far_sum *u) {
     ptrdiff_t rn = R->n[R->nd - 1], step = R->si[R->nd - 2];
-    float low[GROUP_BLOCK];
-    for (int g = 0; g < gb; g++) m[g] = -INFINITY, low[g] = INFINITY, plain[g] = 1;
-    FOR_RUNS(R, in, NULL, pi, po, flat, {
-        for (int g = 0; g < gb; g++) {
-            const char *p = pi + g * gsi;
-            if (!plain[g]) continue;
-            plain[g] = f16 && log ? far_run_online(p, rn, 1, 1, p + step, &m[g], &low[g], &u[g])
-                     : f16        ? far_run_online(p, rn, 1, 0, p + step, &m[g], &low[g], &u[g])
-                     : log        ? far_run_online(p, rn, 0, 1, p + step, &m[g], &low[g], &u[g])
-                                  : far_run_online(p, rn, 0, 0, p + step, &m[g], &low[g], &u[g]);
-        }
-    });
+    for (int g = 0; g < b->gb; g++) {
+        const char *p = pi + g * gsi;
+        if (b->plain[g]) b->plain[g] = far_run_online(p, rn, f16, log, p + step, &b->m[g], &b->low[g], &u[g]);
+    }
 }
 
-/* LOG_SOFTMAX (`log`) or SOFTMAX of far groups, a block at a time (see FAR_READS). */
+/* The outputs of a run of a far block's plain groups (pi, po: the first group's; SOFTMAX's terms computed
+ * again). */
+ALWAYS void far_outs_step(const char *pi, ptrdiff_t gsi, char *po, ptrdiff_t gso, const rdims *R, const int f16,
+                          const int log, const far_block *b, int stream) {
+    ptrdiff_t rn = R->n[R->nd - 1], so = R->so[R->nd - 1];
+    for (int g = 0; g < b->gb; g++) {
+        if (!b->plain[g]) continue;
+        const char *p = pi + g * gsi;
+        char *q = po + g * gso;
+        if (log && stream) ls_out_stream(p, q, rn, f16, b->m[g], b->v[g]);
+        else if (log) ls_out_run(p, q, R, f16, b->m[g], b->v[g], 0, 1);
+        else softmax_run_out(p, q, rn, so, f16, b->m[g], b->v[g], stream);
+    }
+}
+
+/* LOG_SOFTMAX (`log`) or SOFTMAX of far groups, a block at a time (see FAR_READS): each block's outputs go run by
+ * run as the next block's sums are read, so that memory sees reads and writes together, as in a copy (a block's
+ * sums read alone and then its outputs written alone: over (0, 2) of (64, 512, 512), one thread, caches flushed,
+ * SOFTMAX1 float32 15.0 -> 12.6 ms, LOG_SOFTMAX1 float32 14.2 -> 11.6; float16 about the same, bound by its
+ * arithmetic). Keeping SOFTMAX's terms from the sums' pass in the scratch (two blocks' worth), each run's
+ * scaled by exp(its maximum then - the group's) / sum, gained at most 4% more in float32 and nothing in float16:
+ * the terms are computed again. A group out of the plain range goes to the general kernel once its block's
+ * outputs are out. */
+ALWAYS void softmaxes_far_as(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count,
+                             const rdims *R, const rctx *c, const int f16, const int log) {
+    int stream = R->so[R->nd - 1] == c->osize && count * (ptrdiff_t)group_count(R) * c->osize >= STREAM_MIN;
+    far_block blocks[2], *prev = NULL;
+    int i = 0;
+    for (ptrdiff_t g0 = 0;; g0 += c->far_gb) { /* (past the last block: its outputs) */
+        far_block *b = g0 < count ? &blocks[i++ & 1] : NULL;
+        far_sum u[GROUP_BLOCK];
+        if (b) {
+            b->g0 = g0, b->gb = count - g0 < c->far_gb ? count - g0 : c->far_gb;
+            for (int g = 0; g < b->gb; g++) b->m[g] = -INFINITY, b->low[g] = INFINITY, b->plain[g] = 1;
+            memset(u, 0, (size_t)b->gb * sizeof *u);
+        }
+        if (!b && !prev) break; /* (no groups) */
+        ptrdiff_t base = b ? g0 : prev->g0, back = prev ? prev->g0 - base : 0;
+        FOR_RUNS(R, in + base * gsi, out + (prev ? prev->g0 : 0) * gso, pi, po, flat, {
+            if (b) far_sums_step(pi, gsi, R, f16, log, b, u);
+            if (prev) far_outs_step(pi + back * gsi, gsi, po, gso, R, f16, log, prev, stream);
+        });
+        if (prev) {
+            if (stream) stream_fence();
+            for (int g = 0; g < prev->gb; g++)
+                if (!prev->plain[g])
+                    (log ? log_softmax_c : softmax_exact_c)(in + (prev->g0 + g) * gsi, out + (prev->g0 + g) * gso, R,
+                                                            c);
+        }
+        if (!b) break;
+        for (int g = 0; g < b->gb; g++) {
+            if (!b->plain[g]) continue;
+            b->v[g] = far_sum_value(&u[g], f16, log);
+            b->plain[g] = b->v[g] == b->v[g]; /* (a NaN entry) */
+        }
+        prev = b;
+    }
+}
 static void softmaxes_far(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R,
                           const rctx *c, int log) {
-    int f16 = c->in_dtype == ODML_F16, osz = f16 ? 2 : 4;
-    ptrdiff_t rn = R->n[R->nd - 1], so = R->so[R->nd - 1];
-    int stream = so == osz && count * (ptrdiff_t)group_count(R) * osz >= STREAM_MIN; /* (STREAM_RUN) */
-    FOR_BLOCKS(count, g0, gb, c->far_gb) {
-        const char *bi = in + g0 * gsi;
-        char *bo = out + g0 * gso;
-        float m[GROUP_BLOCK];
-        int plain[GROUP_BLOCK];
-        double v[GROUP_BLOCK]; /* LOG_SOFTMAX: L; SOFTMAX: 1 / sum */
-        far_sum u[GROUP_BLOCK] = {0};
-        softmaxes_far_sums(bi, gsi, (int)gb, R, f16, log, m, plain, u);
-        for (int g = 0; g < gb; g++) {
-            if (!plain[g]) continue;
-            v[g] = f16 && log ? far_sum_value(&u[g], 1, 1)
-                 : f16        ? far_sum_value(&u[g], 1, 0)
-                 : log        ? far_sum_value(&u[g], 0, 1)
-                              : far_sum_value(&u[g], 0, 0);
-            plain[g] = v[g] == v[g]; /* (a NaN entry) */
-        }
-        FOR_RUNS(R, bi, bo, pi, po, flat, {
-            for (int g = 0; g < gb; g++) {
-                if (!plain[g]) continue;
-                const char *p = pi + g * gsi;
-                char *q = po + g * gso;
-                if (log && stream && f16) ls_out_stream(p, q, rn, 1, m[g], v[g]);
-                else if (log && stream) ls_out_stream(p, q, rn, 0, m[g], v[g]);
-                else if (log) ls_out_run(p, q, R, f16, m[g], v[g], 0, 1);
-                else if (f16) softmax_run_out(p, q, rn, so, 1, m[g], v[g], stream);
-                else softmax_run_out(p, q, rn, so, 0, m[g], v[g], stream);
-            }
-        });
-        if (stream) stream_fence();
-        for (int g = 0; g < gb; g++)
-            if (!plain[g]) (log ? log_softmax_c : softmax_exact_c)(bi + g * gsi, bo + g * gso, R, c);
-    }
+    int f16 = c->in_dtype == ODML_F16;
+    if (f16 && log) softmaxes_far_as(in, gsi, out, gso, count, R, c, 1, 1);
+    else if (f16) softmaxes_far_as(in, gsi, out, gso, count, R, c, 1, 0);
+    else if (log) softmaxes_far_as(in, gsi, out, gso, count, R, c, 0, 1);
+    else softmaxes_far_as(in, gsi, out, gso, count, R, c, 0, 0);
 }
 
 /* SOFTMAX of one group; `ahead_in`, `ahead_out` (bytes, 0: none): where the next group's input and output lie,

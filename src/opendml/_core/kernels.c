@@ -2551,8 +2551,9 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
  * it reaches them; float32 LOG_SOFTMAX's runs of 512 or more at any stride): a block of c->far_gb adjacent groups
  * (at most FAR_READS bytes of input, so that it stays in L2 between its passes, but pieces of at least FAR_PIECE
  * bytes a run, one page, where the hardware's fetches stop) goes run by run in memory order: each group's
- * maximum and sum in one read (softmaxes_far_sums), then its outputs (SOFTMAX's terms computed again), streamed
- * when the outputs of the groups this call holds (a task's share) reach STREAM_MIN. No copy: when the blocks were
+ * maximum and sum in one read (far_sums_step), then its outputs (SOFTMAX's terms computed again; as the next
+ * block's sums are read: softmaxes_far_as), streamed when the outputs of the groups this call holds (a task's
+ * share) reach STREAM_MIN. No copy: when the blocks were
  * packed into a scratch of 4 MiB as they were scanned, their later passes read L3 (one thread, Intel, caches
  * flushed, over (0, 2) of (64, 512, 512), interleaved, the copy against three reads of blocks in L2: SOFTMAX1
  * float32 19.2 -> 16.1 ms, float16 12.1 -> 8.9, LOG_SOFTMAX1 float16 12.9 -> 8.9; float32 LOG_SOFTMAX1, which
@@ -3259,20 +3260,38 @@ ALWAYS void far_outs_step(const char *pi, ptrdiff_t gsi, char *po, ptrdiff_t gso
     }
 }
 
-/* LOG_SOFTMAX (`log`) or SOFTMAX of far groups, a block at a time (see FAR_READS): each block's outputs go run by
- * run as the next block's sums are read, so that memory sees reads and writes together, as in a copy (a block's
- * sums read alone and then its outputs written alone: over (0, 2) of (64, 512, 512), one thread, caches flushed,
- * SOFTMAX1 float32 15.0 -> 12.6 ms, LOG_SOFTMAX1 float32 14.2 -> 11.6; float16 about the same, bound by its
- * arithmetic). Keeping SOFTMAX's terms from the sums' pass in the scratch (two blocks' worth), each run's
- * scaled by exp(its maximum then - the group's) / sum, gained at most 4% more in float32 and nothing in float16:
- * the terms are computed again. A group out of the plain range goes to the general kernel once its block's
- * outputs are out. */
+/* One pass over the runs of a far block's groups: `sums`' sums (or NULL), and `outs`' outputs (or NULL; then their
+ * fence, and their groups out of the plain range to the general kernel). */
+ALWAYS void far_pass(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, const rdims *R, const rctx *c,
+                     const int f16, const int log, far_block *sums, far_sum *u, const far_block *outs, int stream) {
+    ptrdiff_t base = sums ? sums->g0 : outs->g0, back = outs ? outs->g0 - base : 0;
+    FOR_RUNS(R, in + base * gsi, out + (outs ? outs->g0 : 0) * gso, pi, po, flat, {
+        if (sums) far_sums_step(pi, gsi, R, f16, log, sums, u);
+        if (outs) far_outs_step(pi + back * gsi, gsi, po, gso, R, f16, log, outs, stream);
+    });
+    if (!outs) return;
+    if (stream) stream_fence();
+    for (int g = 0; g < outs->gb; g++)
+        if (!outs->plain[g])
+            (log ? log_softmax_c : softmax_exact_c)(in + (outs->g0 + g) * gsi, out + (outs->g0 + g) * gso, R, c);
+}
+
+/* LOG_SOFTMAX (`log`) or SOFTMAX of far groups, a block at a time (see FAR_READS): where two blocks fit in
+ * FAR_READS, each block's outputs go run by run as the next block's sums are read, so that memory sees reads and
+ * writes together, as in a copy (a block's sums read alone, then its outputs written alone: over (0, 2) of (64, 512,
+ * 512), one thread, caches flushed, SOFTMAX1 float32 15.0 -> 12.6 ms, LOG_SOFTMAX1 float32 14.2 -> 11.6; float16
+ * about the same, bound by its arithmetic). Larger blocks (a page a run: runs of 64 over (0, 2) of (512, 512, 64)
+ * make blocks of 2 MiB) go one after the other: two of them overflow L2 (LOG_SOFTMAX1 float32 there 21.5 -> 25
+ * ms). Keeping SOFTMAX's terms from the sums' pass in the scratch (two blocks' worth), each run's scaled by
+ * exp(its maximum then - the group's) / sum, gained at most 4% more in float32 and nothing in float16: the terms
+ * are computed again. */
 ALWAYS void softmaxes_far_as(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count,
                              const rdims *R, const rctx *c, const int f16, const int log) {
     int stream = R->so[R->nd - 1] == c->osize && count * (ptrdiff_t)group_count(R) * c->osize >= STREAM_MIN;
+    int overlap = c->far_gb * (ptrdiff_t)group_count(R) * c->isize <= FAR_READS; /* (two blocks in L2) */
     far_block blocks[2], *prev = NULL;
     int i = 0;
-    for (ptrdiff_t g0 = 0;; g0 += c->far_gb) { /* (past the last block: its outputs) */
+    for (ptrdiff_t g0 = 0; g0 < count || prev; g0 += c->far_gb) { /* (past the last block: its outputs) */
         far_block *b = g0 < count ? &blocks[i++ & 1] : NULL;
         far_sum u[GROUP_BLOCK];
         if (b) {
@@ -3280,26 +3299,16 @@ ALWAYS void softmaxes_far_as(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t
             for (int g = 0; g < b->gb; g++) b->m[g] = -INFINITY, b->low[g] = INFINITY, b->plain[g] = 1;
             memset(u, 0, (size_t)b->gb * sizeof *u);
         }
-        if (!b && !prev) break; /* (no groups) */
-        ptrdiff_t base = b ? g0 : prev->g0, back = prev ? prev->g0 - base : 0;
-        FOR_RUNS(R, in + base * gsi, out + (prev ? prev->g0 : 0) * gso, pi, po, flat, {
-            if (b) far_sums_step(pi, gsi, R, f16, log, b, u);
-            if (prev) far_outs_step(pi + back * gsi, gsi, po, gso, R, f16, log, prev, stream);
-        });
-        if (prev) {
-            if (stream) stream_fence();
-            for (int g = 0; g < prev->gb; g++)
-                if (!prev->plain[g])
-                    (log ? log_softmax_c : softmax_exact_c)(in + (prev->g0 + g) * gsi, out + (prev->g0 + g) * gso, R,
-                                                            c);
-        }
+        far_pass(in, gsi, out, gso, R, c, f16, log, b, u, prev, stream);
+        prev = NULL;
         if (!b) break;
         for (int g = 0; g < b->gb; g++) {
             if (!b->plain[g]) continue;
             b->v[g] = far_sum_value(&u[g], f16, log);
             b->plain[g] = b->v[g] == b->v[g]; /* (a NaN entry) */
         }
-        prev = b;
+        if (overlap) prev = b;
+        else far_pass(in, gsi, out, gso, R, c, f16, log, NULL, u, b, stream);
     }
 }
 static void softmaxes_far(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count, const rdims *R,

@@ -501,15 +501,16 @@ def test_softmax_family_far_groups(op, dtype, isa):
     absorbs the difference). The entries rise by 1 a run, so that groups' maxima grow run by run. The shapes of
     256 KiB or less (FAR_READS) go a group at a time instead (the same checks hold there). (4, 80, 1024):
     three to five blocks, each block's outputs written as the next block's sums are read, the last block partial
-    in float16, float32 outputs of at least 1 MiB (STREAM_MIN) streamed over whole lines; (80, 48, 64): blocks of
-    more than 256 KiB (a page of each run of 64), which go one after the other; (3, 70, 1500),
+    in float16, float32 outputs of at least 1 MiB (STREAM_MIN) streamed over whole lines; (70, 64, 96): blocks of
+    more than 256 KiB (a page of each run of 96: 10 groups in float32, 21 in float16), which go one after the
+    other, the last one partial; (3, 70, 1500),
     far for float32 LOG_SOFTMAX only (its runs of 512 or more at any stride): runs of 6000 bytes, every alignment
     of a run's head and tail; (4, 512, 100) and (3, 2048, 37): runs that end in a partial vector (float16
     LOG_SOFTMAX counts its padding as maxima, then takes it back, also when the maximum grows)."""
     rng = np.random.default_rng([len(op), np.dtype(dtype).itemsize, len(isa), 2])
     call = {"softmax": functional.activation_softmax1, "log_softmax": functional.activation_log_softmax1}[op]
     shapes = [(4, 8, 512), (3, 16, 256), (5, 64, 64), (2, 70, 64), (3, 5, 600), (4, 80, 1024), (3, 70, 1500)]
-    for shape in [*shapes, (80, 48, 64), (4, 512, 100), (3, 2048, 37)]:
+    for shape in [*shapes, (70, 64, 96), (4, 512, 100), (3, 2048, 37)]:
         x = (rng.standard_normal(shape) * 3 + np.arange(shape[0])[:, None, None]).astype(dtype)
         plain = call(x, (0, 2), device=COMPILED)
         special_groups = [1, 3, 4]

@@ -2551,9 +2551,9 @@ static void log_softmax_c(const char *in, char *out, const rdims *R, const rctx 
  * it reaches them; float32 LOG_SOFTMAX's runs of 512 or more at any stride): a block of c->far_gb adjacent groups
  * (at most FAR_READS bytes of input, so that it stays in L2 between its passes, but pieces of at least FAR_PIECE
  * bytes a run, one page, where the hardware's fetches stop) goes run by run in memory order: each group's
- * maximum and sum in one read (far_sums_step), then its outputs (SOFTMAX's terms computed again; as the next
- * block's sums are read: softmaxes_far_as), streamed when the outputs of the groups this call holds (a task's
- * share) reach STREAM_MIN. No copy: when the blocks were
+ * maximum and sum in one read (far_sums_step), then its outputs (SOFTMAX's terms computed again; where a block
+ * fits FAR_READS, as the next block's sums are read: softmaxes_far_as), streamed when the outputs of the groups
+ * this call holds (a task's share) reach STREAM_MIN. No copy: when the blocks were
  * packed into a scratch of 4 MiB as they were scanned, their later passes read L3 (one thread, Intel, caches
  * flushed, over (0, 2) of (64, 512, 512), interleaved, the copy against three reads of blocks in L2: SOFTMAX1
  * float32 19.2 -> 16.1 ms, float16 12.1 -> 8.9, LOG_SOFTMAX1 float16 12.9 -> 8.9; float32 LOG_SOFTMAX1, which
@@ -3260,8 +3260,8 @@ ALWAYS void far_outs_step(const char *pi, ptrdiff_t gsi, char *po, ptrdiff_t gso
     }
 }
 
-/* One pass over the runs of a far block's groups: `sums`' sums (or NULL), and `outs`' outputs (or NULL; then their
- * fence, and their groups out of the plain range to the general kernel). */
+/* One pass over the runs of far blocks: the sums of block `sums` (NULL: none) and the outputs of block `outs`
+ * (NULL: none; after them, their fence, and that block's groups out of the plain range by the general kernel). */
 ALWAYS void far_pass(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, const rdims *R, const rctx *c,
                      const int f16, const int log, far_block *sums, far_sum *u, const far_block *outs, int stream) {
     ptrdiff_t base = sums ? sums->g0 : outs->g0, back = outs ? outs->g0 - base : 0;
@@ -3276,15 +3276,15 @@ ALWAYS void far_pass(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, co
             (log ? log_softmax_c : softmax_exact_c)(in + (outs->g0 + g) * gsi, out + (outs->g0 + g) * gso, R, c);
 }
 
-/* LOG_SOFTMAX (`log`) or SOFTMAX of far groups, a block at a time (see FAR_READS): where two blocks fit in
- * FAR_READS, each block's outputs go run by run as the next block's sums are read, so that memory sees reads and
+/* LOG_SOFTMAX (`log`) or SOFTMAX of far groups, a block at a time (see FAR_READS): where a block fits FAR_READS
+ * (two then fit in L2), each block's outputs go run by run as the next block's sums are read, so that memory sees reads and
  * writes together, as in a copy (a block's sums read alone, then its outputs written alone: over (0, 2) of (64, 512,
  * 512), one thread, caches flushed, SOFTMAX1 float32 15.0 -> 12.6 ms, LOG_SOFTMAX1 float32 14.2 -> 11.6; float16
  * about the same, bound by its arithmetic). Larger blocks (a page a run: runs of 64 over (0, 2) of (512, 512, 64)
  * make blocks of 2 MiB) go one after the other: two of them overflow L2 (LOG_SOFTMAX1 float32 there 21.5 -> 25
  * ms). Keeping SOFTMAX's terms from the sums' pass in the scratch (two blocks' worth), each run's scaled by
- * exp(its maximum then - the group's) / sum, gained at most 4% more in float32 and nothing in float16: the terms
- * are computed again. */
+ * exp(its maximum then - the group's) / sum, gained 4-15% more in float32 SOFTMAX1 (within 1.5x of the bound
+ * without it) and nothing in float16, for a second rounding path: the terms are computed again. */
 ALWAYS void softmaxes_far_as(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count,
                              const rdims *R, const rctx *c, const int f16, const int log) {
     int stream = R->so[R->nd - 1] == c->osize && count * (ptrdiff_t)group_count(R) * c->osize >= STREAM_MIN;

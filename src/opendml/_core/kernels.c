@@ -3220,7 +3220,7 @@ ALWAYS int softmaxes_long(const char *in, char *out, ptrdiff_t n, const int f16,
     return 1;
 }
 
-/* A far block of SOFTMAX or LOG_SOFTMAX (softmaxes_far): its groups g0 to g0 + gb, their ranges, whether each is
+/* A far block of SOFTMAX or LOG_SOFTMAX (softmaxes_far_as): its groups g0 to g0 + gb, their ranges, whether each is
  * plain, and what their outputs need (v: LOG_SOFTMAX's L, SOFTMAX's 1 / sum). */
 typedef struct {
     ptrdiff_t g0, gb;
@@ -3277,14 +3277,14 @@ ALWAYS void far_pass(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, co
 }
 
 /* LOG_SOFTMAX (`log`) or SOFTMAX of far groups, a block at a time (see FAR_READS): where a block fits FAR_READS
- * (two then fit in L2), each block's outputs go run by run as the next block's sums are read, so that memory sees reads and
- * writes together, as in a copy (a block's sums read alone, then its outputs written alone: over (0, 2) of (64, 512,
- * 512), one thread, caches flushed, SOFTMAX1 float32 15.0 -> 12.6 ms, LOG_SOFTMAX1 float32 14.2 -> 11.6; float16
- * about the same, bound by its arithmetic). Larger blocks (a page a run: runs of 64 over (0, 2) of (512, 512, 64)
- * make blocks of 2 MiB) go one after the other: two of them overflow L2 (LOG_SOFTMAX1 float32 there 21.5 -> 25
- * ms). Keeping SOFTMAX's terms from the sums' pass in the scratch (two blocks' worth), each run's scaled by
- * exp(its maximum then - the group's) / sum, gained 4-15% more in float32 SOFTMAX1 (within 1.5x of the bound
- * without it) and nothing in float16, for a second rounding path: the terms are computed again. */
+ * (two then fit in L2), each block's outputs go run by run as the next block's sums are read, so that memory sees
+ * reads and writes together, as in a copy (a block's sums read alone, then its outputs written alone: over (0, 2)
+ * of (64, 512, 512), one thread, caches flushed, SOFTMAX1 float32 15.0 -> 12.6 ms, LOG_SOFTMAX1 float32 14.2 ->
+ * 11.6; float16 about the same, bound by its arithmetic). Larger blocks (a page a run: runs of 64 over (0, 2)
+ * of (512, 512, 64) make blocks of 2 MiB) go one after the other: two of them overflow L2 (LOG_SOFTMAX1 float32
+ * there 21.5 -> 25 ms). Keeping SOFTMAX's terms from the sums' pass in the scratch (two blocks' worth), each run's
+ * scaled by exp(its maximum then - the group's) / sum, gained 4-15% more in float32 SOFTMAX1 (within 1.5x of the
+ * bound without it) and nothing in float16, for a second rounding path: the terms are computed again. */
 ALWAYS void softmaxes_far_as(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, ptrdiff_t count,
                              const rdims *R, const rctx *c, const int f16, const int log) {
     int stream = R->so[R->nd - 1] == c->osize && count * (ptrdiff_t)group_count(R) * c->osize >= STREAM_MIN;

@@ -616,6 +616,30 @@ def test_reductions_of_contiguous_rows(dtype, isa):
             assert ulps(functional.reduce(x, function, (1,), device=COMPILED), value) <= 1, (n, function)
 
 
+def test_float32_row_sums_round_as_the_reference(isa):
+    """Float32 SUM, AVERAGE, SUM_SQUARE and L2 of short packed rows (19 of them: whole blocks of rows stored
+    together and a rest, see rows_out32) whose double sums are exact in any order: bit for bit the reference's,
+    at float32's overflow threshold too (FLT_MAX + 2^102 rounds to FLT_MAX, FLT_MAX + 2^103, a tie, to infinity),
+    and a NaN made of -NaN, or of inf - inf, is the default quiet NaN."""
+    big = float(np.finfo(np.float32).max)
+    negative_nan = np.array([0xFFC00000], np.uint32).view(np.float32)[0]
+    rng = np.random.default_rng([len(isa), 32])
+    for n in (16, 17, 64, 256):
+        x = (rng.integers(-(2**20), 2**20, (19, n)) * 2.0 ** rng.integers(-40, 40, (19, 1))).astype(np.float32)
+        for r, (first, second) in enumerate(
+            [(big, 2.0**102), (big, 2.0**103), (-big, -(2.0**103)), (big, big), (negative_nan, 1.0),
+             (np.inf, -np.inf), (2.0**64, 2.0**64)], start=2):  # fmt: skip
+            x[r] = 0.0
+            x[r, 0], x[r, n // 2] = first, second
+        for function in (RF.SUM, RF.AVERAGE, RF.SUM_SQUARE, RF.L2):
+            with np.errstate(all="ignore"):
+                got, want = (functional.reduce(x, function, (1,), device=d) for d in (COMPILED, REFERENCE))
+            assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), (n, function, got, want)
+            if function == RF.SUM:
+                assert got[2, 0] == big and got[3, 0] == np.inf and got[4, 0] == -np.inf
+                assert got.view(np.uint32)[6, 0] == 0x7FC00000 == got.view(np.uint32)[7, 0]
+
+
 def test_float16_row_sums_are_correctly_rounded(isa):
     """A float16 row's SUM and L1 are exact in double below 2^13 elements, whatever the order: rounded once, they
     are the correctly rounded sums, bit for bit (AVX-512 reads the halves' bits as scaled doubles; see fsum_row_h).

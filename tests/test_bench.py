@@ -25,6 +25,30 @@ def test_every_sample_follows_a_flush():
     assert sorted(timed[1::2]) == sorted(list(case.contenders) * 3)
 
 
+def test_an_in_cache_sample_is_a_burst_timed_per_call(monkeypatch):
+    """Without flush, a sample is many back-to-back calls and the figure is seconds per call (a fake clock: each
+    call of one contender takes exactly 2^-17 s, about 8 us, each of the other's 2^-10 s; powers of two keep the
+    clock's sums exact)."""
+    clock = [0.0]
+    monkeypatch.setattr(bench.time, "perf_counter", lambda: clock[0])
+    calls = {"fast": 0, "slow": 0}
+
+    def contender(name, seconds):
+        def call():
+            calls[name] += 1
+            clock[0] += seconds
+
+        return call
+
+    case = bench.make_case("softmax", "float32", (2, 16), (1,), np.random.default_rng(0))
+    case.contenders.clear()
+    case.contenders.update(fast=contender("fast", 2**-17), slow=contender("slow", 2**-10))
+    times = bench.measure(case, 5)
+    assert times == {"fast": 2**-17, "slow": 2**-10}
+    burst = int(bench.SAMPLE_MIN / 2**-17)
+    assert calls == {"fast": 4 + 5 * burst, "slow": 4 + 5}  # (4: the warm-up and the calibration)
+
+
 def test_main_writes_its_rows(tmp_path, capsys):
     out = tmp_path / "bench.json"
     bench.main(["--ops", "hard_sigmoid", "argmax", "--shapes", "2x16", "--threads", "1", "--samples", "1",

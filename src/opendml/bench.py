@@ -18,9 +18,12 @@ after onnxruntime found their shared input in L3 (REDUCE MAX float32 over the la
 ms, 4.2 after 60 ms of waiting), and float16 LOG_SOFTMAX1 over (1, 2) took 8.1 ms right after onnxruntime's
 float16 LogSoftmax, 5.1 back to back and 5.9-6.0 after 60 ms of waiting. So every sample of a case of FLUSH_MIN
 bytes or more (input and output) starts from memory: a read of 1.5x the last-level cache (``flush_bytes``) goes
-before it, for every contender and the bound alike. It then times the per-call overhead at (1,16) and (8,64,64):
-``execute`` into a preallocated output vs onnxruntime's IO binding, and the cached ``functional`` call vs
-``InferenceSession.run``. Prints Markdown; ``--json PATH`` also writes every figure.
+before it, for every contender and the bound alike; a smaller case's sample is a burst of about SAMPLE_MIN of
+back-to-back calls, its time divided among them (a few microseconds timed one call at a time were mostly the
+timer's and the scheduler's noise: REDUCE SUM float32 over the last axis of (8, 64, 64) came out 1.32x
+onnxruntime in one full run and 0.75-1.00x in reruns, 0.94x back to back). It then times the per-call overhead
+at (1,16) and (8,64,64): ``execute`` into a preallocated output vs onnxruntime's IO binding, and the cached
+``functional`` call vs ``InferenceSession.run``. Prints Markdown; ``--json PATH`` also writes every figure.
 """
 
 from __future__ import annotations
@@ -399,12 +402,29 @@ def flush_bytes() -> int:
     return max(largest * 3 // 2, 64 << 20)
 
 
+SAMPLE_MIN = 1e-3  # seconds: an in-cache sample is a burst of calls this long (see measure)
+
+
+def calls_per_sample(fn) -> int:
+    """How many back-to-back calls of fn make an in-cache sample last SAMPLE_MIN (at least one; warms fn up)."""
+    fn()
+    start = time.perf_counter()
+    for _ in range(3):
+        fn()
+    per_call = (time.perf_counter() - start) / 3
+    return max(1, min(10_000, int(SAMPLE_MIN / max(per_call, 1e-9))))
+
+
 def measure(case: Case, samples: int, flush=None) -> dict[str, float]:
-    """Median seconds per contender, samples interleaved in an order shuffled each round, each after `flush()`
-    (unless None; see the module's doc)."""
+    """Median seconds per call per contender, samples interleaved in an order shuffled each round. With `flush`,
+    a sample is one call after `flush()` (see the module's doc); without, a burst of back-to-back calls
+    (calls_per_sample), timed as a whole: one call of a few microseconds timed alone is mostly the timer's and the
+    scheduler's noise."""
+    if flush:
+        for fn in case.contenders.values():
+            fn()  # warm up
+    reps = {name: 1 if flush else calls_per_sample(fn) for name, fn in case.contenders.items()}
     times = {name: [] for name in case.contenders}
-    for fn in case.contenders.values():
-        fn()  # warm up
     order = list(case.contenders.items())
     shuffle = random.Random(0).shuffle
     for _ in range(samples):
@@ -412,9 +432,11 @@ def measure(case: Case, samples: int, flush=None) -> dict[str, float]:
         for name, fn in order:
             if flush:
                 flush()
+            n = reps[name]
             start = time.perf_counter()
-            fn()
-            times[name].append(time.perf_counter() - start)
+            for _ in range(n):
+                fn()
+            times[name].append((time.perf_counter() - start) / n)
     return {name: statistics.median(ts) for name, ts in times.items()}
 
 

@@ -634,10 +634,19 @@ def test_float32_row_sums_round_as_the_reference(isa):
              (np.inf, -np.inf), (2.0**64, 2.0**64)], start=2):  # fmt: skip
             x[r] = 0.0
             x[r, 0], x[r, n // 2] = first, second
+        padded = dml.BufferTensorDesc(T.FLOAT32, (19, 1), (2, 1))  # (outputs 8 bytes apart: stored one by one)
         for function in (RF.SUM, RF.AVERAGE, RF.SUM_SQUARE, RF.L2):
             with np.errstate(all="ignore"):
                 got, want = (functional.reduce(x, function, (1,), device=d) for d in (COMPILED, REFERENCE))
             assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), (n, function, got, want)
+            desc = dml.ReduceOperatorDesc(
+                function=function, input_tensor=dml.BufferTensorDesc.like(x), output_tensor=padded, axes=(1,)
+            )
+            buf = np.full(2 * 19 * 4, 0xA5, np.uint8)
+            with np.errstate(all="ignore"):
+                COMPILED.compile_operator(COMPILED.create_operator(desc)).execute([x], [dml.BufferBinding(buf)])
+            assert buf.view(np.uint32)[0::2].tobytes() == want.tobytes(), (n, function)
+            assert (buf.view(np.uint32)[1::2] == 0xA5A5A5A5).all()
             if function == RF.SUM:
                 assert got[2, 0] == big and got[3, 0] == np.inf and got[4, 0] == -np.inf
                 assert got.view(np.uint32)[6, 0] == 0x7FC00000 == got.view(np.uint32)[7, 0]

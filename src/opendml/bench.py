@@ -406,7 +406,8 @@ SAMPLE_MIN = 1e-3  # seconds: an in-cache sample is a burst of calls this long (
 
 
 def calls_per_sample(fn) -> int:
-    """How many back-to-back calls of fn make an in-cache sample last SAMPLE_MIN (at least one; warms fn up)."""
+    """How many back-to-back calls of fn make an in-cache sample last SAMPLE_MIN (at least one, at most 10,000:
+    calls under 100 ns make shorter samples; warms fn up)."""
     fn()
     start = time.perf_counter()
     for _ in range(3):
@@ -505,7 +506,8 @@ def main(argv=None) -> None:
         f"{cpu_name()}, {os.cpu_count()} cores; opendml ISA {info.get('isa', 'none')}; NumPy {np.__version__}; "
         f"onnxruntime {ort_version or 'not installed'}; Python {platform.python_version()}; "
         f"medians of {samples} interleaved samples (cases of {FLUSH_MIN >> 20} MiB or more from memory: a "
-        f"{flush_bytes() >> 20} MiB read before each sample); load average at start {load:.1f}"
+        f"{flush_bytes() >> 20} MiB read before each sample; smaller ones: bursts of about "
+        f"{SAMPLE_MIN * 1e3:g} ms of calls, timed per call); load average at start {load:.1f}"
     )
     print(header + "\n")
     print("| operator | dtype | shape | axes | threads | opendml ms | bound ms | onnxruntime ms | torch ms | numpy ms "

@@ -3673,8 +3673,9 @@ ALWAYS vdh vsqrt_dh(vdh v) {
 /* HALF_LANES packed rows of at most SHORT_SUM entries gsi bytes apart (the bits: see fsum_run_h), their states'
  * horizontal steps together (rows_sumd: hsum_dh's order lane by lane, so each row's sum has fsum_group's bits):
  * at (8, 64, 64) over the last axis, one thread, Intel, per call, calls back to back, REDUCE SUM float32 5.6 ->
- * 4.9 us, float16 7.5 -> 7.1; float32 outputs stored a block at a time (rows_out32), REDUCE SUM float32 5.5 -> 4.9
- * us (onnxruntime 5.9). A row whose bits held an infinity or a NaN is summed again from values. */
+ * 4.9 us, float16 7.5 -> 7.1. Float32 outputs are stored a block at a time (rows_out32): in a later session, on a
+ * slower day, the same measure went 5.5 -> 4.9 us (onnxruntime 5.9). A row whose bits held an infinity or a NaN is
+ * summed again from values. */
 #define SHORT_SUM 256
 ALWAYS void fsum_rows(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, const rdims *R, const rctx *c,
                       int f16, const int term, const int post, const int bits) {
@@ -3688,7 +3689,7 @@ ALWAYS void fsum_rows(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso, c
         if (bits) special |= half_special(t.top) << r;
     }
     vdh total = rows_sumd(w);
-    if (!f16 && post != P_LOG && gso == 4) { /* (store_double's rule, lanes together: see rows_out32) */
+    if (!f16 && !bits && post != P_LOG && gso == 4) { /* (store_double's rule, lanes together: rows_out32) */
         rows_out32(out, post == P_MEAN ? total / (double)group_count(R) : post == P_SQRT ? vsqrt_dh(total) : total);
         return;
     }

@@ -1597,6 +1597,15 @@ ALWAYS void put_lanes_f(char *p, ptrdiff_t s, ptrdiff_t nl, int f16, vf v) {
  * line, (16, 64, 512) over (0, 2), one thread, Intel: 0.83 -> 0.22 ms; at 0 bytes past 0.20). For outputs large
  * enough (STREAM_MIN) to be written back to memory anyway: the stores bypass the caches, so the lines are not read
  * first. Every caller fences (stream_fence) before it returns. */
+/* STREAM_RUN's plainly stored lines of a run of `bytes` bytes at po (its partial first and last), fetched for
+ * writing: a plain store to a line not in the cache holds the stores behind it, streamed ones too, until that
+ * line is read from memory. Runs streamed one after another fetch the next run's a run ahead (SOFTMAX1 float16
+ * over (0, 2) of (64, 512, 512), one thread, caches flushed, into NumPy's output, 16 bytes past a line: 9.2 ->
+ * 7.6 ms, 1.23 -> 1.06 times the same into an output at a line). */
+ALWAYS void fetch_plain_lines(char *po, ptrdiff_t bytes) {
+    if ((uintptr_t)po % 64) __builtin_prefetch(po, 1);
+    if ((uintptr_t)(po + bytes) % 64) __builtin_prefetch(po + bytes - 1, 1);
+}
 /* (Short rows do not stream: float32 rows of 512, (64, 512, 512), Intel, one thread, went 8.3 -> 12.8 ms with it;
  * float16 rows gained nothing for LOG_SOFTMAX1 and 6% for SOFTMAX1, and only where one call holds 1 MiB of them.
  * Long rows do: LONG_ROW.) */
@@ -3247,11 +3256,7 @@ ALWAYS void far_sums_step(const char *pi, ptrdiff_t gsi, const rdims *R, const i
 }
 
 /* The outputs of a run of a far block's plain groups (pi, po: the first group's; SOFTMAX's terms computed
- * again). Streamed, a run's partial first and last lines take plain stores, and a plain store to a line not in
- * the cache holds the stores behind it until that line is read from memory: those lines of the next run are
- * fetched for writing a step ahead (over (0, 2) of (64, 512, 512), one thread, caches flushed, into NumPy's
- * outputs, 16 bytes past a line: SOFTMAX1 float16 9.2 -> 7.6 ms, 1.23 -> 1.06 times the same into an output at a
- * line). */
+ * again), the next run's plain lines fetched (fetch_plain_lines). */
 ALWAYS void far_outs_step(const char *pi, ptrdiff_t gsi, char *po, ptrdiff_t gso, const rdims *R, const int f16,
                           const int log, const far_block *b, int stream) {
     ptrdiff_t rn = R->n[R->nd - 1], so = R->so[R->nd - 1], ostep = R->nd > 1 ? R->so[R->nd - 2] : 0;
@@ -3259,11 +3264,7 @@ ALWAYS void far_outs_step(const char *pi, ptrdiff_t gsi, char *po, ptrdiff_t gso
         if (!b->plain[g]) continue;
         const char *p = pi + g * gsi;
         char *q = po + g * gso;
-        if (stream) { /* (the next run's lines stored plainly, see STREAM_RUN: fetched for writing) */
-            char *nq = q + ostep, *ne = nq + rn * so;
-            if ((uintptr_t)nq % 64) __builtin_prefetch(nq, 1);
-            if ((uintptr_t)ne % 64) __builtin_prefetch(ne - 1, 1);
-        }
+        if (stream) fetch_plain_lines(q + ostep, rn * so);
         if (log && stream) ls_out_stream(p, q, rn, f16, b->m[g], b->v[g]);
         else if (log) ls_out_run(p, q, R, f16, b->m[g], b->v[g], 0, 1);
         else softmax_run_out(p, q, rn, so, f16, b->m[g], b->v[g], stream);

@@ -419,7 +419,8 @@ def test_reductions_of_far_blocks(dtype, isa, threads):
     blocks skip the next-run fetches). ARGMAX and ARGMIN in both directions (the mask-register update's four
     cases)."""
     rng = np.random.default_rng(29)
-    for shape in [(3, 65, 16), (2, 700, 20), (4, 130, 33), (2, 600, 512)]:
+    size = np.dtype(dtype).itemsize
+    for shape in [far_shape((65, 16), size), far_shape((700, 20), size), far_shape((130, 33), size), (2, 600, 512)]:
         x = np.round(rng.standard_normal(shape) * 3).astype(dtype)  # (rounded: ties)
         x[1, 64, 3], x[0, 520 % shape[1], 5], x[-1, 99 % shape[1], 0] = np.nan, np.inf, -np.inf
         calls = [(functional.reduce, {"function": f}) for f in REDUCE_INPUTS]
@@ -888,17 +889,27 @@ def test_long_rows_at_every_alignment(dtype, isa):
 #: kernels.c's GROUP_BLOCK (adjacent groups with far runs taken together) and group counts around it.
 GROUP_BLOCK = 64
 AROUND_BLOCK = (GROUP_BLOCK - 1, GROUP_BLOCK, GROUP_BLOCK + 1, 2 * GROUP_BLOCK + 5)
+#: kernels.c's FAR_SMALL: a task's far groups of at most this many input bytes go one at a time.
+FAR_SMALL = 256 << 10
+
+
+def far_shape(rest, itemsize):
+    """(lead,) + rest with lead such that either of two tasks holds more than FAR_SMALL bytes of input."""
+    return (3 * FAR_SMALL // (int(np.prod(rest)) * itemsize) + 1, *rest)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.uint32, np.int64])
 def test_far_runs_of_adjacent_groups(dtype, isa, threads):
     """A far axis reduced with the contiguous one ((0, 2)): the kernels take GROUP_BLOCK adjacent groups at a time,
-    run by run. Group counts around the block, ties, NaN, both directions, 1 and 2 threads (a task may end inside
-    a block): bit for bit as the reference kernels."""
+    run by run, where a task's input is larger than FAR_SMALL (a smaller one goes a group at a time). Group counts
+    around the block, ties, NaN, both directions, 1 and 2 threads (a task may end inside a block): bit for bit as
+    the reference kernels."""
     rng = np.random.default_rng([np.dtype(dtype).itemsize, len(isa)])
     f, dirs = functional, (dml.AxisDirection.INCREASING, dml.AxisDirection.DECREASING)
-    for middle in AROUND_BLOCK:
-        x = rng.integers(-3, 4, (5, middle, 23)).astype(dtype)  # small values: ties in every group
+    for shape in [(5, middle, 23) for middle in AROUND_BLOCK] + [
+        far_shape((middle, 23), np.dtype(dtype).itemsize) for middle in AROUND_BLOCK
+    ]:
+        x = rng.integers(-3, 4, shape).astype(dtype)  # small values: ties in every group
         if np.dtype(dtype).kind == "f":
             x[rng.random(x.shape) < 0.02] = np.nan
         calls = [lambda v, d, a=a: f.argmax(v, (0, 2), a, device=d) for a in dirs]
@@ -912,7 +923,7 @@ def test_far_runs_of_adjacent_groups(dtype, isa, threads):
             for n in (1, 2):
                 threads(n)
                 got = call(x, COMPILED)
-                assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (middle, n, got, want)
+                assert np.array_equal(got.view(np.uint8), want.view(np.uint8)), (shape, n, got, want)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.uint32, np.int64])

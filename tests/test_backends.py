@@ -416,11 +416,17 @@ def test_reductions_of_far_blocks(dtype, isa, threads):
     groups than a block keeps on the stack (GROUP_BLOCK, 64; up to FAR_GROUPS, 512, keep their states in the
     task's scratch; blocks cut by the end of the groups and by the threads' split; ties, NaN and infinities):
     bit for bit the reference's, on 1 and 2 threads; (2, 600, 512) float32 spans 1 MiB a step, past FAR_SPAN (its
-    blocks skip the next-run fetches). ARGMAX and ARGMIN in both directions (the mask-register update's four
-    cases)."""
+    blocks skip the next-run fetches); (3, 65, 16) is small enough (FAR_SMALL) to go a group at a time. ARGMAX and
+    ARGMIN in both directions (the mask-register update's four cases)."""
     rng = np.random.default_rng(29)
     size = np.dtype(dtype).itemsize
-    for shape in [far_shape((65, 16), size), far_shape((700, 20), size), far_shape((130, 33), size), (2, 600, 512)]:
+    small = [(3, 65, 16)]  # (the groups one at a time)
+    for shape in small + [
+        far_shape((65, 16), size),
+        far_shape((700, 20), size),
+        far_shape((130, 33), size),
+        (2, 600, 512),
+    ]:
         x = np.round(rng.standard_normal(shape) * 3).astype(dtype)  # (rounded: ties)
         x[1, 64, 3], x[0, 520 % shape[1], 5], x[-1, 99 % shape[1], 0] = np.nan, np.inf, -np.inf
         calls = [(functional.reduce, {"function": f}) for f in REDUCE_INPUTS]
@@ -565,6 +571,31 @@ def test_softmax_family_streamed_outputs(dtype, isa, threads):
                     (got,) = compiled.execute([x], [dml.BufferBinding(buf, offset, x.nbytes)])
                     assert got.tobytes() == want.tobytes(), (op.__name__, axes, n, offset)
                     assert (buf[:offset] == 0xA5).all() and (buf[offset + x.nbytes :] == 0xA5).all(), offset
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_hardmax_long_groups_streamed(dtype, isa, threads):
+    """HARDMAX1 groups of LONG_ROW elements or more (over (1, 2)) stream their zeros and the one among them: the
+    maximum in the first entry, within the first and last 64 bytes, in the middle and in the last entry, written at
+    every offset a binding may have within 64 bytes (multiples of 16) of a buffer between guard bytes: bit for bit
+    the reference's, on 1 and 2 threads, and nothing written outside the output."""
+    item = np.dtype(dtype).itemsize
+    rng = np.random.default_rng([item, len(isa), 7])
+    x = rng.standard_normal((6, 1536 // item + 1, 1000)).astype(dtype)
+    n = x[0].size
+    for g, at in enumerate((0, 5, 31, n // 2 + 3, n - 20, n - 1)):
+        x[g].flat[at] = 100.0
+    desc_x = dml.BufferTensorDesc(T.FLOAT32 if dtype == np.float32 else T.FLOAT16, x.shape)
+    desc = dml.ActivationHardmax1OperatorDesc(input_tensor=desc_x, output_tensor=desc_x, axes=(1, 2))
+    want = functional.activation_hardmax1(x, (1, 2), device=REFERENCE)
+    compiled = COMPILED.compile_operator(COMPILED.create_operator(desc))
+    for n_threads in (1, 2):
+        threads(n_threads)
+        for offset in (0, 16, 32, 48):
+            buf = np.full(offset + x.nbytes + 64, 0xA5, np.uint8)
+            (got,) = compiled.execute([x], [dml.BufferBinding(buf, offset, x.nbytes)])
+            assert got.tobytes() == want.tobytes(), (n_threads, offset)
+            assert (buf[:offset] == 0xA5).all() and (buf[offset + x.nbytes :] == 0xA5).all(), offset
 
 
 @pytest.mark.parametrize("op", ["softmax", "log_softmax"])
@@ -889,7 +920,7 @@ def test_long_rows_at_every_alignment(dtype, isa):
 #: kernels.c's GROUP_BLOCK (adjacent groups with far runs taken together) and group counts around it.
 GROUP_BLOCK = 64
 AROUND_BLOCK = (GROUP_BLOCK - 1, GROUP_BLOCK, GROUP_BLOCK + 1, 2 * GROUP_BLOCK + 5)
-#: kernels.c's FAR_SMALL: a task's far groups of at most this many input bytes go one at a time.
+#: kernels.c's FAR_SMALL: far groups of a call (a task's) of at most this many input bytes go one at a time.
 FAR_SMALL = 256 << 10
 
 
@@ -901,9 +932,9 @@ def far_shape(rest, itemsize):
 @pytest.mark.parametrize("dtype", [np.float32, np.float16, np.int32, np.uint32, np.int64])
 def test_far_runs_of_adjacent_groups(dtype, isa, threads):
     """A far axis reduced with the contiguous one ((0, 2)): the kernels take GROUP_BLOCK adjacent groups at a time,
-    run by run, where a task's input is larger than FAR_SMALL (a smaller one goes a group at a time). Group counts
-    around the block, ties, NaN, both directions, 1 and 2 threads (a task may end inside a block): bit for bit as
-    the reference kernels."""
+    run by run, where a call's groups (a task's) hold more than FAR_SMALL bytes (fewer go a group at a time).
+    Group counts around the block, ties, NaN, both directions, 1 and 2 threads (a task may end inside a block):
+    bit for bit as the reference kernels."""
     rng = np.random.default_rng([np.dtype(dtype).itemsize, len(isa)])
     f, dirs = functional, (dml.AxisDirection.INCREASING, dml.AxisDirection.DECREASING)
     for shape in [(5, middle, 23) for middle in AROUND_BLOCK] + [

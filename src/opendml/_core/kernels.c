@@ -951,9 +951,9 @@ typedef void (*red_run)(const char *in, ptrdiff_t gsi, char *out, ptrdiff_t gso,
 static int far_adjacent(const rdims *R, ptrdiff_t gsi, const rctx *c) {
     return R->nd >= 2 && R->si[R->nd - 1] == c->isize && gsi == R->n[R->nd - 1] * c->isize;
 }
-/* Whether `count` such groups of a one-pass reduction go as far blocks: not where their input fits FAR_SMALL,
- * which stays in L2 from group to group, and goes faster a group at a time, its state in registers where a
- * block's states are stored and loaded again at every run (over (0, 2) of (8, 64, 64), one thread, per call back
+/* Whether `count` such groups of a one-pass reduction (one call: a task's groups within its last kept dimension)
+ * go as far blocks: not where their input fits FAR_SMALL, which stays in L2 from group to group, and goes faster
+ * a group at a time, its state in registers where a block's states are stored and loaded again at every run (over (0, 2) of (8, 64, 64), one thread, per call back
  * to back: REDUCE MAX float32 7.4 -> 5.8 us; of (8, 32, 256) 9.6 -> 6.7). */
 #ifndef FAR_SMALL
 #define FAR_SMALL (256 << 10) /* bytes */
@@ -1615,9 +1615,9 @@ ALWAYS void put_lanes_f(char *p, ptrdiff_t s, ptrdiff_t nl, int f16, vf v) {
  * line is read from memory. Runs streamed one after another fetch the next run's a run ahead (SOFTMAX1 float16
  * over (0, 2) of (64, 512, 512), one thread, caches flushed, into NumPy's output, 16 bytes past a line: 9.2 ->
  * 7.6 ms, 1.23 -> 1.06 times the same into an output at a line). */
-ALWAYS void fetch_plain_lines(char *po, ptrdiff_t bytes) {
-    if ((uintptr_t)po % 64) __builtin_prefetch(po, 1);
-    if ((uintptr_t)(po + bytes) % 64) __builtin_prefetch(po + bytes - 1, 1);
+ALWAYS void fetch_plain_lines(uintptr_t po, ptrdiff_t bytes) { /* (an address: the last run's next lies past) */
+    if (po % 64) __builtin_prefetch((const void *)po, 1);
+    if ((po + (uintptr_t)bytes) % 64) __builtin_prefetch((const void *)(po + (uintptr_t)bytes - 1), 1);
 }
 /* (Short rows do not stream: float32 rows of 512, (64, 512, 512), Intel, one thread, went 8.3 -> 12.8 ms with it;
  * float16 rows gained nothing for LOG_SOFTMAX1 and 6% for SOFTMAX1, and only where one call holds 1 MiB of them.
@@ -1665,8 +1665,17 @@ ALWAYS void zero_bytes(char *p, ptrdiff_t nb) {
     memset(p + b, 0, (size_t)(nb - b));
 }
 
-/* A contiguous output run of n elements: zeros, and the one at `at` (when at < n). */
+/* A contiguous output run of n elements: zeros, and the one at `at` (when at < n). A run of LONG_ROW elements or
+ * more (a group over (1, 2) of (64, 512, 512)) is streamed, the one among its zeros, where plain stores read each
+ * line before writing it (one thread, caches flushed, interleaved: HARDMAX1 float32 18.6 -> 12.5 ms, float16 7.6 ->
+ * 5.6). */
 ALWAYS void hardmax_run(char *po, ptrdiff_t n, int f16, uint32_t at) {
+    if (n >= LONG_ROW) {
+        vu one = (vu){0} + at;
+        STREAM_RUN(po, n, f16, i, selectf((vi)(IOTA + (uint32_t)i) == (vi)one, splatf(1.0f), splatf(0.0f)));
+        stream_fence();
+        return;
+    }
     zero_bytes(po, n * (f16 ? 2 : 4));
     if (at < (uint64_t)n) {
         if (f16) memcpy(po + (ptrdiff_t)at * 2, &(uint16_t){0x3c00}, 2);
@@ -3277,7 +3286,7 @@ ALWAYS void far_outs_step(const char *pi, ptrdiff_t gsi, char *po, ptrdiff_t gso
         if (!b->plain[g]) continue;
         const char *p = pi + g * gsi;
         char *q = po + g * gso;
-        if (stream) fetch_plain_lines(q + ostep, rn * so);
+        if (stream) fetch_plain_lines((uintptr_t)q + (uintptr_t)ostep, rn * so);
         if (log && stream) ls_out_stream(p, q, rn, f16, b->m[g], b->v[g]);
         else if (log) ls_out_run(p, q, R, f16, b->m[g], b->v[g], 0, 1);
         else softmax_run_out(p, q, rn, so, f16, b->m[g], b->v[g], stream);

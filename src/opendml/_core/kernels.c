@@ -953,16 +953,15 @@ static int far_adjacent(const rdims *R, ptrdiff_t gsi, const rctx *c) {
 }
 /* Whether `count` such groups of a one-pass reduction (one call: a task's groups within its last kept dimension)
  * go as far blocks: not where their input fits FAR_SMALL, which stays in L2 from group to group, and goes faster
- * a group at a time, its state in registers where a block's states are stored and loaded again at every run (over (0, 2) of (8, 64, 64), one thread, per call back
- * to back: REDUCE MAX float32 7.4 -> 5.8 us; of (8, 32, 256) 9.6 -> 6.7). */
+ * a group at a time, its state in registers where a block's states are stored and loaded again at every run (over
+ * (0, 2) of (8, 64, 64), one thread, per call back to back: REDUCE MAX float32 7.4 -> 5.9 us; of (8, 32, 256) 9.6
+ * -> 6.7). */
 #ifndef FAR_SMALL
 #define FAR_SMALL (256 << 10) /* bytes */
 #endif
+static double group_count(const rdims *R);
 static int far_blocks(const rdims *R, ptrdiff_t gsi, ptrdiff_t count, const rctx *c) {
-    if (!far_adjacent(R, gsi, c)) return 0;
-    ptrdiff_t bytes = count * c->isize;
-    for (int d = 0; d < R->nd && bytes <= FAR_SMALL; d++) bytes *= R->n[d];
-    return bytes > FAR_SMALL;
+    return far_adjacent(R, gsi, c) && (double)count * group_count(R) * c->isize > FAR_SMALL;
 }
 /* A far block of a one-pass reduction (ARGMAX/ARGMIN, HARDMAX, REDUCE's float sums, MAX and MIN) holds up to
  * FAR_GROUPS groups, their running states (FAR_STATE bytes each at most) in the task's scratch, which reduce sizes
@@ -1610,15 +1609,6 @@ ALWAYS void put_lanes_f(char *p, ptrdiff_t s, ptrdiff_t nl, int f16, vf v) {
  * line, (16, 64, 512) over (0, 2), one thread, Intel: 0.83 -> 0.22 ms; at 0 bytes past 0.20). For outputs large
  * enough (STREAM_MIN) to be written back to memory anyway: the stores bypass the caches, so the lines are not read
  * first. Every caller fences (stream_fence) before it returns. */
-/* STREAM_RUN's plainly stored lines of a run of `bytes` bytes at po (its partial first and last), fetched for
- * writing: a plain store to a line not in the cache holds the stores behind it, streamed ones too, until that
- * line is read from memory. Runs streamed one after another fetch the next run's a run ahead (SOFTMAX1 float16
- * over (0, 2) of (64, 512, 512), one thread, caches flushed, into NumPy's output, 16 bytes past a line: 9.2 ->
- * 7.6 ms, 1.23 -> 1.06 times the same into an output at a line). */
-ALWAYS void fetch_plain_lines(uintptr_t po, ptrdiff_t bytes) { /* (an address: the last run's next lies past) */
-    if (po % 64) __builtin_prefetch((const void *)po, 1);
-    if ((po + (uintptr_t)bytes) % 64) __builtin_prefetch((const void *)(po + (uintptr_t)bytes - 1), 1);
-}
 /* (Short rows do not stream: float32 rows of 512, (64, 512, 512), Intel, one thread, went 8.3 -> 12.8 ms with it;
  * float16 rows gained nothing for LOG_SOFTMAX1 and 6% for SOFTMAX1, and only where one call holds 1 MiB of them.
  * Long rows do: LONG_ROW.) */
@@ -1635,6 +1625,16 @@ ALWAYS void fetch_plain_lines(uintptr_t po, ptrdiff_t bytes) { /* (an address: t
         }                                                                                                       \
         for (i = end_; i < (n); i += LANES) put_lanes_f((po) + i * z_, z_, (n) - i < LANES ? (n) - i : LANES, f16, V); \
     } while (0)
+
+/* STREAM_RUN's plainly stored lines of a run of `bytes` bytes at po (its partial first and last), fetched for
+ * writing: a plain store to a line not in the cache holds the stores behind it, streamed ones too, until that
+ * line is read from memory. Runs streamed one after another fetch the next run's a run ahead (SOFTMAX1 float16
+ * over (0, 2) of (64, 512, 512), one thread, caches flushed, into NumPy's output, 16 bytes past a line: 9.2 ->
+ * 7.6 ms, 1.23 -> 1.06 times the same into an output at a line). */
+ALWAYS void fetch_plain_lines(uintptr_t po, ptrdiff_t bytes) { /* (an address: the last run's next lies past) */
+    if (po % 64) __builtin_prefetch((const void *)po, 1);
+    if ((po + (uintptr_t)bytes) % 64) __builtin_prefetch((const void *)(po + (uintptr_t)bytes - 1), 1);
+}
 
 /* A packed float32 output row of n elements at po, V the vector of outputs from element i (an expression of the
  * macro's i), stored from a vector's alignment on: NumPy's large arrays start 16 bytes past a page, and a row
